@@ -1,0 +1,187 @@
+"""Load and validate content/site.yaml and content/topics.yaml; every problem reported at once."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import yaml
+
+from .errors import Problem
+from .model import Topic
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """Site settings from content/site.yaml; every key is optional."""
+
+    title: str = "Paper catalog"
+    description: str = "Research papers, browsable by venue and topic."
+    language: str = "en"
+
+
+class _Checker:
+    """Collects problems found while walking a YAML node tree of one file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.problems: list[Problem] = []
+
+    def fail(self, node: yaml.Node | None, message: str) -> None:
+        self.problems.append(Problem(self.path, node.start_mark.line + 1 if node else 0, message))
+
+    def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
+        """Return ``{key: (key node, value node)}``, or None after reporting a wrong type."""
+        if not isinstance(node, yaml.MappingNode):
+            self.fail(node, f"{what} is {_kind(node)}; expected a mapping of keys to values")
+            return None
+        out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else str(key)
+            if name in out:
+                self.fail(key, f'key "{name}" appears twice in {what}; expected each key once')
+            out[name] = (key, value)
+        return out
+
+    def unknown_keys(self, found: dict, allowed: list[str], what: str) -> None:
+        for name, (key, _) in found.items():
+            if name not in allowed:
+                self.fail(key, f'unknown key "{name}" in {what}; expected one of: {", ".join(allowed)}')
+
+    def string(self, node: yaml.Node, what: str, pattern: re.Pattern | None = None,
+               example: str = "") -> str | None:
+        if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:str":
+            self.fail(node, f"{what} is {_kind(node)}; expected text")
+            return None
+        value = node.value.strip()
+        if not value:
+            self.fail(node, f"{what} is empty; expected text")
+            return None
+        if pattern and not pattern.match(value):
+            self.fail(node, f'{what} is "{value}"; expected {example}')
+            return None
+        return value
+
+    def number(self, node: yaml.Node, what: str) -> float | None:
+        tags = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+        if isinstance(node, yaml.ScalarNode) and node.tag in tags:
+            value = float(yaml.safe_load(node.value))
+            if value > 0:
+                return value
+        self.fail(node, f"{what} is {_kind(node)}; expected a positive number")
+        return None
+
+
+def _kind(node: yaml.Node | None) -> str:
+    """Describe what a node holds, for messages: 'a list', 'the number 3', 'the text "x"'."""
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    if node is None or node.tag == "tag:yaml.org,2002:null":
+        return "empty"
+    if node.tag == "tag:yaml.org,2002:str":
+        return f'the text "{node.value}"'
+    return str(node.value)
+
+
+def _compose(path: Path, shown: str) -> tuple[yaml.Node | None, list[Problem]]:
+    try:
+        return yaml.compose(path.read_text(encoding="utf-8")), []
+    except UnicodeDecodeError as exc:
+        return None, [Problem(shown, 0, f"byte offset {exc.start} is not UTF-8; expected UTF-8 text")]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 0
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, [Problem(shown, line, f"not valid YAML ({reason})")]
+
+
+def load_site_config(path: Path, shown: str) -> tuple[SiteConfig, list[Problem]]:
+    """Read site.yaml (missing means defaults) and report unknown keys and wrong types."""
+    if not path.exists():
+        return SiteConfig(), []
+    root, problems = _compose(path, shown)
+    if problems or root is None:
+        return SiteConfig(), problems
+    check = _Checker(shown)
+    found = check.mapping(root, "site.yaml")
+    values = {}
+    if found is not None:
+        allowed = [f.name for f in fields(SiteConfig)]
+        check.unknown_keys(found, allowed, "site.yaml")
+        for name in allowed:
+            if name in found:
+                pattern, example = (LANGUAGE, 'a language tag like "en" or "zh-CN"') if name == "language" \
+                    else (None, "")
+                value = check.string(found[name][1], f'"{name}"', pattern, example)
+                if value is not None:
+                    values[name] = value
+    return SiteConfig(**values), check.problems
+
+
+def load_taxonomy(path: Path, shown: str) -> tuple[tuple[Topic, ...], list[Problem]]:
+    """Read topics.yaml: a list of topics with name, slug, description and weighted keywords."""
+    if not path.exists():
+        return (), [Problem(shown, 0, "no topics file, so every paper is in Other; expected a "
+                                      "topics.yaml like the one in the bundled content", warning=True)]
+    root, problems = _compose(path, shown)
+    if problems or root is None:
+        return (), problems or [Problem(shown, 1, "the file is empty; expected a 'topics:' list")]
+    check = _Checker(shown)
+    top = check.mapping(root, "topics.yaml")
+    if top is None:
+        return (), check.problems
+    check.unknown_keys(top, ["topics"], "topics.yaml")
+    if "topics" not in top or not isinstance(top["topics"][1], yaml.SequenceNode):
+        check.fail(top["topics"][1] if "topics" in top else root,
+                   "expected a 'topics:' list of topics, each with name, slug, description, keywords")
+        return (), check.problems
+    topics, seen = [], {}
+    for index, node in enumerate(top["topics"][1].value, start=1):
+        topic = _topic(check, node, f"topic {index}")
+        if topic is None:
+            continue
+        if topic.slug == "other":
+            check.fail(node, 'slug "other" is reserved for papers that match no topic; expected another')
+        elif topic.slug in seen:
+            check.fail(node, f'slug "{topic.slug}" is used by {seen[topic.slug]} too; expected unique slugs')
+        else:
+            seen[topic.slug] = f"topic {index}"
+            topics.append(topic)
+    return tuple(topics), check.problems
+
+
+def _topic(check: _Checker, node: yaml.Node, what: str) -> Topic | None:
+    found = check.mapping(node, what)
+    if found is None:
+        return None
+    check.unknown_keys(found, ["name", "slug", "description", "keywords"], what)
+    for name in ("name", "slug", "description", "keywords"):
+        if name not in found:
+            check.fail(node, f'{what} has no "{name}"; expected name, slug, description and keywords')
+    values = {
+        name: check.string(found[name][1], f'"{name}" of {what}', *extra)
+        for name, extra in (
+            ("name", ()), ("description", ()),
+            ("slug", (SLUG, "lowercase letters and digits joined by hyphens, like \"graph-learning\"")),
+        )
+        if name in found
+    }
+    keywords = []
+    if "keywords" in found:
+        words = check.mapping(found["keywords"][1], f'"keywords" of {what}') or {}
+        for phrase, (key, value) in words.items():
+            weight = check.number(value, f'the weight of "{phrase}" in {what}')
+            if weight is not None:
+                keywords.append((" ".join(phrase.casefold().split()), weight))
+        if not words:
+            check.fail(found["keywords"][1], f'"keywords" of {what} is empty; expected phrase: weight pairs')
+    if len(values) < 3 or None in values.values() or not keywords:
+        return None
+    return Topic(slug=values["slug"], name=values["name"], description=values["description"],
+                 keywords=tuple(keywords))

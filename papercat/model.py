@@ -1,0 +1,114 @@
+"""The catalog's records: small frozen dataclasses and the sorted indexes over them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a record came from: a path relative to the content folder and a 1-based line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Venue:
+    """A venue in one year, e.g. ICML 2025; several listings may feed one venue."""
+
+    slug: str  # "icml-2025"
+    name: str  # "ICML"
+    year: int  # 2025
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.year}"
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic of the taxonomy in content/topics.yaml, with its weighted keywords."""
+
+    slug: str
+    name: str
+    description: str
+    keywords: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class TopicMatch:
+    """Why a paper is in a topic: its score and the phrases that matched."""
+
+    slug: str
+    score: float
+    phrases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper: identified by its normalised abstract, listed under one or more venues."""
+
+    id: str
+    title: str
+    abstract: str
+    venues: tuple[str, ...]  # venue slugs, the first is the paper's primary venue
+    year: int
+    sources: tuple[Source, ...]  # every listing entry that gave this abstract
+    topics: tuple[TopicMatch, ...] = ()
+    links: tuple[str, ...] = ()
+
+    @property
+    def venue(self) -> str:
+        return self.venues[0]
+
+    @property
+    def source(self) -> Source:
+        return self.sources[0]
+
+    @property
+    def topic_slugs(self) -> tuple[str, ...]:
+        return tuple(t.slug for t in self.topics)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every paper, venue and topic, with indexes built once in a fixed order."""
+
+    papers: tuple[Paper, ...]  # ordered by primary venue, then listing position
+    venues: tuple[Venue, ...]  # newest year first, then by name
+    topics: tuple[Topic, ...]  # taxonomy order, "Other" last when used
+    by_venue: dict[str, tuple[Paper, ...]] = field(default_factory=dict)  # listing order
+    by_topic: dict[str, tuple[Paper, ...]] = field(default_factory=dict)  # catalog order
+
+    @classmethod
+    def assemble(
+        cls,
+        papers: list[Paper],
+        venues: list[Venue],
+        topics: list[Topic],
+        venue_order: dict[str, list[str]],
+    ) -> Catalog:
+        """Build the sorted indexes; ``venue_order`` gives each venue's paper ids in listing order."""
+        by_id = {p.id: p for p in papers}
+        ordered_venues = sorted(venues, key=lambda v: (-v.year, v.name.casefold(), v.slug))
+        by_venue = {v.slug: tuple(by_id[i] for i in venue_order[v.slug]) for v in ordered_venues}
+        ordered: list[Paper] = []
+        for v in ordered_venues:
+            ordered.extend(p for p in by_venue[v.slug] if p.venue == v.slug)
+        used = {slug for p in ordered for slug in p.topic_slugs}
+        kept_topics = tuple(t for t in topics if t.slug in used or t.slug != "other")
+        by_topic = {t.slug: tuple(p for p in ordered if t.slug in p.topic_slugs) for t in kept_topics}
+        return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic)
+
+    def paper(self, paper_id: str) -> Paper:
+        return next(p for p in self.papers if p.id == paper_id)
+
+    def venue(self, slug: str) -> Venue:
+        return next(v for v in self.venues if v.slug == slug)
+
+    def topic(self, slug: str) -> Topic:
+        return next(t for t in self.topics if t.slug == slug)

@@ -1,0 +1,97 @@
+"""The pages of the site and what each one is given: the catalog laid out as pages."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import urls
+from .config import SiteConfig
+from .model import Catalog, Paper
+from .render import Page
+
+
+def shared_context(catalog: Catalog, config: SiteConfig) -> dict[str, Any]:
+    """Return what every template may use: the site settings and lookups by slug."""
+    return {
+        "site": config,
+        "venues_by_slug": {v.slug: v for v in catalog.venues},
+        "topics_by_slug": {t.slug: t for t in catalog.topics},
+        "counts": {"papers": len(catalog.papers), "venues": len(catalog.venues),
+                   "topics": len(catalog.topics)},
+    }
+
+
+def site_pages(catalog: Catalog) -> list[Page]:
+    """Return every HTML page of the site, in a fixed order."""
+    pages = [
+        Page(urls.HOME, "home.html", {"venues": catalog.venues, "topics": catalog.topics,
+                                      "by_venue": catalog.by_venue, "by_topic": catalog.by_topic}),
+        Page(urls.VENUES, "venues.html", {"venues": catalog.venues, "by_venue": catalog.by_venue}),
+        Page(urls.TOPICS, "topics.html", {"topics": catalog.topics, "by_topic": catalog.by_topic}),
+    ]
+    for venue in catalog.venues:
+        pages.append(Page(urls.venue_path(venue.slug), "venue.html",
+                          {"venue": venue, "groups": venue_groups(catalog, venue.slug),
+                           "total": len(catalog.by_venue[venue.slug])},
+                          source=f"venue {venue.label}"))
+    for topic in catalog.topics:
+        pages.append(Page(urls.topic_path(topic.slug), "topic.html",
+                          {"topic": topic, "papers": catalog.by_topic[topic.slug]},
+                          source=f"topic {topic.slug}"))
+    positions = {slug: {p.id: i for i, p in enumerate(papers)} for slug, papers in catalog.by_venue.items()}
+    for paper in catalog.papers:
+        pages.append(Page(urls.paper_path(paper.id), "paper.html",
+                          {"paper": paper, "neighbours": neighbours(catalog, paper, positions)},
+                          source=str(paper.source)))
+    return pages
+
+
+def venue_groups(catalog: Catalog, venue_slug: str) -> list[tuple[Any, list[tuple[int, Paper]]]]:
+    """Group a venue's papers by first topic (taxonomy order), each with its listing position."""
+    numbered = list(enumerate(catalog.by_venue[venue_slug], start=1))
+    groups = []
+    for topic in catalog.topics:
+        members = [(n, p) for n, p in numbered if p.topics[0].slug == topic.slug]
+        if members:
+            groups.append((topic, members))
+    return groups
+
+
+def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    """Return, for each venue of ``paper``, its position and the papers before and after it."""
+    out = []
+    for slug in paper.venues:
+        papers = catalog.by_venue[slug]
+        index = positions[slug][paper.id]
+        out.append({
+            "venue": slug,
+            "position": index + 1,
+            "total": len(papers),
+            "previous": papers[index - 1] if index > 0 else None,
+            "next": papers[index + 1] if index + 1 < len(papers) else None,
+        })
+    return out
+
+
+def papers_json(catalog: Catalog) -> bytes:
+    """Return the machine-readable export of the catalog, one record per paper."""
+    venues = {v.slug: v for v in catalog.venues}
+    records = [
+        {
+            "id": p.id,
+            "title": p.title,
+            "venue": venues[p.venue].label,
+            "venue_slug": p.venue,
+            "venues": list(p.venues),
+            "year": p.year,
+            "topics": list(p.topic_slugs),
+            "url": urls.paper_path(p.id),
+            "links": list(p.links),
+            "sources": [str(s) for s in p.sources],
+            "abstract": p.abstract,
+        }
+        for p in catalog.papers
+    ]
+    text = json.dumps({"papers": records}, ensure_ascii=False, sort_keys=True, indent=1)
+    return (text + "\n").encode("utf-8")

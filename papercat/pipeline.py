@@ -1,0 +1,126 @@
+"""The build as a short list of named steps: read -> enrich -> render -> write."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from .catalog import make_catalog
+from .config import SiteConfig, load_site_config, load_taxonomy
+from .errors import CatalogError, ContentError, Problem, StrictWarnings
+from .listing import Listing, display_path, read_listings
+from .model import Catalog, Topic
+from .pages import papers_json, shared_context, site_pages
+from .render import make_environment, render_page
+from .writer import OutputFiles, write_site
+
+log = logging.getLogger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where the build reads from and writes to."""
+
+    content: Path
+    out: Path
+    templates: Path = PROJECT_ROOT / "templates"
+    static: Path = PROJECT_ROOT / "static"
+
+
+@dataclass(frozen=True)
+class Content:
+    """Everything read from the content folder."""
+
+    config: SiteConfig
+    taxonomy: tuple[Topic, ...]
+    listings: tuple[Listing, ...]
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a build or check made, for the summary line."""
+
+    catalog: Catalog
+    warnings: tuple[Problem, ...]
+    files: int
+    seconds: float
+    wrote: bool
+    steps: dict[str, float] = field(default_factory=dict)
+
+
+def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
+    """Read site.yaml, topics.yaml and every listing; collect all problems at once."""
+    if not content_dir.is_dir():
+        raise CatalogError(f"{content_dir}: no such folder; expected a content folder with listings/ in it")
+    root = Path.cwd()
+    config, problems = load_site_config(content_dir / "site.yaml", display_path(content_dir / "site.yaml", root))
+    taxonomy, found = load_taxonomy(content_dir / "topics.yaml", display_path(content_dir / "topics.yaml", root))
+    problems += found
+    listings, found = read_listings(content_dir, root)
+    problems += found
+    return Content(config, taxonomy, tuple(listings)), problems
+
+
+def render_site(catalog: Catalog, config: SiteConfig, paths: Paths) -> OutputFiles:
+    """Render every page and data file into memory; nothing is written here."""
+    env = make_environment(paths.templates)
+    shared = shared_context(catalog, config)
+    files = OutputFiles()
+    for page in site_pages(catalog):
+        try:
+            files.add(page.path, render_page(env, page, shared), page.source or page.template)
+        except jinja2.TemplateSyntaxError as exc:
+            where = display_path(paths.templates / (exc.name or page.template), Path.cwd())
+            raise CatalogError(f"{where}:{exc.lineno}: {exc.message}; expected a valid Jinja template") from exc
+        except Exception as exc:  # a template edited by the user can fail in many ways
+            raise CatalogError(f"{display_path(paths.templates / page.template, Path.cwd())}: "
+                               f"{type(exc).__name__}: {exc} while rendering {page.path}; "
+                               "expected a template that uses only the documented context") from exc
+    files.add("papers.json", papers_json(catalog), "the catalog")
+    if paths.static.is_dir():
+        files.add_tree(paths.static, "static")
+    return files
+
+
+def build(paths: Paths, strict: bool = False, write: bool = True) -> Result:
+    """Build the site from ``paths.content`` into ``paths.out``; with ``write=False``, only check."""
+    clock = _Clock()
+    content, problems = read_content(paths.content)
+    clock.lap("read")
+    catalog, found = make_catalog(list(content.listings), content.taxonomy)
+    problems += found
+    clock.lap("enrich")
+    errors = [p for p in problems if not p.warning]
+    warnings = tuple(sorted((p for p in problems if p.warning), key=lambda p: (p.path, p.line)))
+    if errors:
+        raise ContentError(errors)
+    files = render_site(catalog, content.config, paths)
+    clock.lap("render")
+    if strict and warnings:
+        raise StrictWarnings([str(w) for w in warnings])
+    if write:
+        write_site(files, paths.out)
+        clock.lap("write")
+    return Result(catalog, warnings, len(files.files), clock.total(), write, clock.laps)
+
+
+class _Clock:
+    """Times the build's steps for the summary (never written into the site)."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = now - self.last
+        self.last = now
+
+    def total(self) -> float:
+        return time.perf_counter() - self.start

@@ -1,0 +1,73 @@
+"""The Jinja environment (autoescape, StrictUndefined), its filters, and page rendering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from . import urls
+from .text import URL, first_sentence, trim_url
+
+
+@dataclass(frozen=True)
+class Page:
+    """One HTML page to render: where it goes, which template, and its small context."""
+
+    path: str
+    template: str
+    context: dict[str, Any] = field(default_factory=dict)
+    source: str = ""  # what the page was made from, for error messages
+
+
+@jinja2.pass_context
+def _url(ctx: jinja2.runtime.Context, target: str) -> str:
+    """Link from the page being rendered to a site-relative ``target``."""
+    return urls.relative(ctx["page_path"], target)
+
+
+def linkify(text: str) -> Markup:
+    """Escape ``text`` and turn its http(s) URLs into links; nothing else becomes markup."""
+    out, last = [], 0
+    for match in URL.finditer(text):
+        url = trim_url(match.group(0))
+        if len(url) <= len("https://"):
+            continue
+        out.append(escape(text[last : match.start()]))
+        out.append(Markup('<a href="{0}" rel="noopener noreferrer nofollow">{0}</a>').format(url))
+        last = match.start() + len(url)
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
+
+
+def make_environment(templates_dir: Path) -> jinja2.Environment:
+    """Return the Jinja environment the site is rendered with."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals.update(
+        url=_url,
+        paper_path=urls.paper_path,
+        venue_path=urls.venue_path,
+        topic_path=urls.topic_path,
+        HOME=urls.HOME,
+        VENUES=urls.VENUES,
+        TOPICS=urls.TOPICS,
+        PAPERS_JSON=urls.PAPERS_JSON,
+    )
+    env.filters.update(linkify=linkify, first_sentence=first_sentence)
+    return env
+
+
+def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
+    """Render one page to UTF-8 bytes."""
+    template = env.get_template(page.template)
+    return template.render(**shared, **page.context, page_path=page.path).encode("utf-8")

@@ -1,0 +1,86 @@
+"""Text cleaning shared by the reader and the enrichers: Unicode, whitespace, URLs."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+# Characters that change nothing a reader sees but break matching and ids.
+_INVISIBLE = dict.fromkeys(
+    map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+        "\u2066\u2067\u2068\u2069"),
+    None,
+)
+_SPACES = re.compile(r"\s+")
+URL = re.compile(r"https?://[^\s<>\"'`{}|\\^]+", re.IGNORECASE)
+# Punctuation that ends a sentence rather than the URL it follows.
+_URL_TRAILER = ".,;:!?'\"*_"
+
+
+def clean_line(line: str) -> str:
+    """Return ``line`` in NFC with control and zero-width characters removed."""
+    line = unicodedata.normalize("NFC", line).translate(_INVISIBLE)
+    return "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in line)
+
+
+def collapse_spaces(text: str) -> str:
+    """Return ``text`` with runs of white space folded to one space and the ends trimmed."""
+    return _SPACES.sub(" ", text).strip()
+
+
+def join_wrapped(lines: list[str]) -> str:
+    """Join the hard-wrapped lines of one paragraph into a single line."""
+    out = ""
+    for line in (collapse_spaces(x) for x in lines):
+        if not line:
+            continue
+        # "multi-" at a line end followed by "modal": the writer's hyphen, not a space.
+        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and line[:1].isalpha():
+            out += line
+        else:
+            out = f"{out} {line}" if out else line
+    return out
+
+
+def paper_id(abstract: str) -> str:
+    """Return the stable id of an abstract: a hash of its case-folded, space-folded text."""
+    key = collapse_spaces(unicodedata.normalize("NFC", abstract)).casefold()
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
+def trim_url(url: str) -> str:
+    """Return ``url`` without trailing sentence punctuation or an unbalanced closing bracket."""
+    while url and url[-1] in _URL_TRAILER:
+        url = url[:-1]
+    while url.endswith(")") and url.count(")") > url.count("("):
+        url = url[:-1]
+        while url and url[-1] in _URL_TRAILER:
+            url = url[:-1]
+    return url
+
+
+def find_urls(text: str) -> tuple[str, ...]:
+    """Return the http(s) URLs in ``text``, in order, without repeats."""
+    seen: dict[str, None] = {}
+    for match in URL.finditer(text):
+        url = trim_url(match.group(0))
+        if len(url) > len("https://"):
+            seen.setdefault(url, None)
+    return tuple(seen)
+
+
+def first_sentence(text: str, limit: int = 240) -> str:
+    """Return the first sentence of ``text``, cut at a word boundary within ``limit`` characters."""
+    match = re.search(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", text)
+    sentence = text[: match.start()] if match else text
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[:limit].rsplit(" ", 1)[0].rstrip(",;:-")
+    return cut + "…"
+
+
+def slugify(text: str) -> str:
+    """Return a lowercase ASCII slug: letters and digits joined by hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")

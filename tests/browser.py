@@ -1,0 +1,70 @@
+"""Shared helpers for the site tests: a quiet local HTTP server and Debian Chromium via Playwright.
+
+Not a test file. The pytest fixtures built on these live in ``tests/conftest_browser.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MISSING_CHROMIUM = "Debian chromium is not installed: run `make setup` (apt-get install chromium)"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serve files without logging every request to stderr."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder: str | Path) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 (ephemeral port) in a background thread; yield the base URL.
+
+    The URL ends with ``/``, e.g. ``http://127.0.0.1:41234/``.
+    """
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name=f"serve {folder}", daemon=True)
+    thread.start()
+    try:
+        host, port = server.server_address[:2]
+        yield f"http://{host}:{port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def launch_chromium(playwright: Any, **options: Any) -> Any:
+    """Launch headless Debian Chromium (never a Playwright-downloaded browser).
+
+    Fails the test, never skips it, when /usr/bin/chromium is missing.
+    """
+    if not CHROMIUM.exists():
+        pytest.fail(MISSING_CHROMIUM, pytrace=False)
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM),
+        args=list(CHROMIUM_ARGS),
+        headless=True,
+        **options,
+    )

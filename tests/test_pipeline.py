@@ -1,0 +1,121 @@
+"""Whole builds: the bundled catalog, golden files, determinism and atomic, all-or-nothing output."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from papercat.errors import CatalogError, ContentError, StrictWarnings
+from papercat.pipeline import Paths, build
+from papercat.writer import MARKER
+from tests.conftest import ABSTRACT_A, BUNDLED, ROOT
+
+GOLDEN = ROOT / "tests" / "golden" / "site"
+REFRESH = "python build.py build --out tests/golden/site"
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_bundled_catalog_has_57_papers_in_two_venues(tmp_path):
+    result = build(Paths(content=BUNDLED, out=tmp_path / "site"))
+    catalog = result.catalog
+    assert len(catalog.papers) == 57
+    assert {v.label: len(catalog.by_venue[v.slug]) for v in catalog.venues} == {"ICML 2025": 38, "ICLR 2025": 19}
+    site = tmp_path / "site"
+    assert len(list((site / "papers").glob("*.html"))) == 57
+    assert {p.name for p in (site / "venues").glob("*.html")} == {"index.html", "icml-2025.html", "iclr-2025.html"}
+    assert len(list((site / "topics").glob("*.html"))) == len(catalog.topics) + 1
+    assert result.warnings == ()
+
+
+def test_bundled_site_matches_the_golden_files(tmp_path):
+    build(Paths(content=BUNDLED, out=tmp_path / "site"))
+    built, golden = tree(tmp_path / "site"), tree(GOLDEN)
+    assert sorted(built) == sorted(golden), f"files differ from tests/golden/site; refresh with: {REFRESH}"
+    for name in sorted(built):
+        if built[name] != golden[name]:
+            diff = difflib.unified_diff(golden[name].decode().splitlines(), built[name].decode().splitlines(),
+                                        f"golden/{name}", f"built/{name}", lineterm="", n=1)
+            pytest.fail(f"{name} differs from the golden copy (refresh with: {REFRESH}):\n"
+                        + "\n".join(list(diff)[:40]))
+
+
+def test_two_builds_are_byte_identical(tmp_path):
+    build(Paths(content=BUNDLED, out=tmp_path / "one"))
+    build(Paths(content=BUNDLED, out=tmp_path / "two"))
+    assert tree(tmp_path / "one") == tree(tmp_path / "two")
+
+
+def test_build_does_not_depend_on_listing_file_names(make_content, tmp_path):
+    listings = {f"renamed-{i}.txt": p.read_text(encoding="utf-8")
+                for i, p in enumerate(sorted((BUNDLED / "listings").glob("*.txt")))}
+    content = make_content(listings)
+    build(Paths(content=content, out=tmp_path / "site"))
+    ours = json.loads((tmp_path / "site" / "papers.json").read_text())["papers"]
+    golden = json.loads((GOLDEN / "papers.json").read_text())["papers"]
+    assert [(p["id"], p["title"], p["url"]) for p in ours] == [(p["id"], p["title"], p["url"]) for p in golden]
+
+
+def test_papers_json_holds_every_paper(tmp_path):
+    build(Paths(content=BUNDLED, out=tmp_path / "site"))
+    papers = json.loads((tmp_path / "site" / "papers.json").read_text(encoding="utf-8"))["papers"]
+    assert len(papers) == 57 and len({p["id"] for p in papers}) == 57
+    for paper in papers:
+        assert {"id", "title", "venue", "year", "topics", "url", "abstract"} <= paper.keys()
+        assert (tmp_path / "site" / paper["url"]).is_file()
+
+
+def test_failed_build_leaves_the_previous_site_untouched(make_content, tmp_path):
+    content = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n"})
+    out = tmp_path / "site"
+    build(Paths(content=content, out=out))
+    before = tree(out)
+    mtimes = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    (content / "listings" / "b.txt").write_bytes(b"ICLR 2025 Papers\n\n\xff\xfe broken\n")
+    (content / "listings" / "c.txt").write_text("", encoding="utf-8")
+    with pytest.raises(ContentError) as caught:
+        build(Paths(content=content, out=out))
+    assert len(caught.value.problems) == 2  # both files reported together
+    assert tree(out) == before
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == mtimes
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_template_error_is_reported_and_nothing_is_written(small_content, tmp_path):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    for t in (ROOT / "templates").glob("*.html"):
+        (templates / t.name).write_text(t.read_text())
+    (templates / "paper.html").write_text("{% extends 'base.html' %}\n{% block main %}{{ paper.nope }}{% endblock %}\n")
+    with pytest.raises(CatalogError, match=r"templates/paper.html: UndefinedError: .*nope.* while rendering papers/"):
+        build(Paths(content=small_content, out=tmp_path / "site", templates=templates))
+    assert not (tmp_path / "site").exists()
+
+
+def test_strict_turns_warnings_into_a_failure(make_content, tmp_path):
+    content = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n\nPage 2\n"})
+    assert len(build(Paths(content=content, out=tmp_path / "lenient")).warnings) == 1
+    with pytest.raises(StrictWarnings, match="1 warning with --strict; nothing was written"):
+        build(Paths(content=content, out=tmp_path / "strict"), strict=True)
+    assert not (tmp_path / "strict").exists()
+
+
+def test_refuses_to_replace_a_folder_papercat_did_not_write(small_content, tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    with pytest.raises(CatalogError, match=f"holds files that papercat did not write \\(no {MARKER} in it\\)"):
+        build(Paths(content=small_content, out=precious))
+    assert (precious / "thesis.tex").read_text() == "years of work"
+
+
+def test_output_files_are_world_readable(small_content, tmp_path):
+    build(Paths(content=small_content, out=tmp_path / "site"))
+    for path in (tmp_path / "site").rglob("*"):
+        assert os.stat(path).st_mode & 0o004, path

@@ -1,0 +1,152 @@
+"""Tests for deriving paper titles from abstracts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from papercat.enrich.titles import derive_title
+
+LISTINGS = Path(__file__).resolve().parent.parent / "content" / "listings"
+
+
+def bundled_abstracts() -> list[str]:
+    """Return every bundled abstract: the paragraphs after each listing's header line, lines joined."""
+    abstracts = []
+    for path in sorted(LISTINGS.glob("*.txt")):
+        body = path.read_text(encoding="utf-8").split("\n", 1)[1]
+        abstracts += [" ".join(p.split()) for p in body.split("\n\n") if p.strip()]
+    return abstracts
+
+
+def abstract_with(phrase: str) -> str:
+    """Return the one bundled abstract that contains phrase."""
+    found = [a for a in bundled_abstracts() if phrase in a]
+    assert len(found) == 1, f"{len(found)} bundled abstracts contain {phrase!r}"
+    return found[0]
+
+
+def _words(*texts: str) -> list[str]:
+    """Return the lowercased words (with inner hyphens and digits) of texts."""
+    return [w.lower() for text in texts for w in re.findall(r"\w[\w'’-]*", text)]
+
+
+def test_bundled_listings_hold_57_abstracts():
+    assert len(bundled_abstracts()) == 57
+
+
+@pytest.mark.parametrize(("phrase", "start"), [
+    ("we propose GuardAgent", "GuardAgent: a guardrail agent"),
+    ("this paper presents \\textbf{Liger}", "Liger: Linearizing LLMs to gated recurrent structures"),
+    ("we propose Just Run Twice (JuICE)", "JuICE: Just Run Twice"),
+    ("**E**valuating **T**hen **A**ligning (ETA)", "ETA: Evaluating Then Aligning, "),
+    ("we propose M-STaR", "M-STaR: Multimodal Self-evolving Training for Reasoning"),
+    ("we propose $\\texttt{\\textbf{DReaMAD}}$", "DReaMAD: Diverse Reasoning via Multi-Agent Debate"),
+    ("we propose Shape as Line Segments (SALS)", "SALS: Shape as Line Segments"),
+    ("develop two algorithms", "C-SquareCB and C-FastCB: "),
+])
+def test_a_named_contribution_leads_the_title(phrase, start):
+    assert derive_title(abstract_with(phrase)).startswith(start)
+
+
+def test_the_name_is_followed_by_what_it_is():
+    assert derive_title(abstract_with("we propose GuardAgent")) == (
+        "GuardAgent: a guardrail agent to protect target agents")
+    assert derive_title(abstract_with("we introduce PoisonBench")).startswith("PoisonBench: a benchmark for")
+
+
+@pytest.mark.parametrize("phrase", [
+    "Lin et al. (2024) proposed URIAL",  # proposed by others
+    "called C-RASP (Yang & Chiang, 2024)",  # a cited name
+    "Theory-of-mind (ToM) enables",  # ToM is common, not a name
+])
+def test_names_that_are_not_the_contribution_do_not_lead(phrase):
+    title = derive_title(abstract_with(phrase))
+    assert not title.startswith(("URIAL", "C-RASP", "ToM", "LLM", "RL")), title
+    assert ":" not in title
+
+
+def test_common_acronyms_are_not_taken_for_names():
+    abstract = "We propose an RLHF method for GPT-4 that reduces reward hacking in LLMs."
+    assert derive_title(abstract) == "An RLHF method for GPT-4 that reduces reward hacking in LLMs"
+
+
+@pytest.mark.parametrize(("phrase", "title"), [
+    ("we propose a scalable Bayesian ToM planner", "A scalable Bayesian theory-of-mind planner"),
+    ("This paper proposes a framework for learning RMs",
+     "A framework for learning reward models under ordinal feedback"),
+    ("we propose a simple and surgical method",
+     "A simple and surgical method for mitigating false refusal in language models"),
+    ("our analysis shows that intermediate layers", "Intermediate layers can encode even richer representations"),
+])
+def test_without_a_name_the_title_describes_the_contribution(phrase, title):
+    assert derive_title(abstract_with(phrase)) == title
+
+
+def test_a_fallback_title_is_a_sentence_cased_noun_phrase():
+    abstract = ("Deep networks overfit noisy labels. We propose a simple reweighting scheme for training "
+                "deep networks with noisy labels. Experiments confirm it.")
+    assert derive_title(abstract) == "A simple reweighting scheme for training deep networks with noisy labels"
+
+
+def test_an_abstract_without_any_cue_falls_back_to_its_first_clause():
+    abstract = ("Length generalization is the ability of a learning algorithm to learn a hypothesis which "
+                "generalizes to longer inputs than the inputs in the training set.")
+    assert derive_title(abstract) == (
+        "Length generalization is the ability of a learning algorithm to learn a hypothesis")
+
+
+def test_markdown_latex_escapes_and_urls_are_stripped():
+    abstract = (r"We propose **RoboDiff**, a *diffusion policy* for $\textit{robot}$ control with 87.5\% "
+                r"success. Code: https://example.com/robodiff and \url{https://github.com/x/robodiff}.")
+    assert derive_title(abstract) == "RoboDiff: a diffusion policy for robot control with 87.5% success"
+
+
+def test_inline_math_keeps_a_readable_inner_text():
+    abstract = r"We present an algorithm with $O(T^2)$ regret for $\textit{online bandits}$."
+    assert derive_title(abstract) == "An algorithm with O(T^2) regret for online bandits"
+
+
+def test_emphasised_initials_are_joined_back_into_words():
+    title = derive_title(abstract_with("**T**ruthfulness **S**eparator **V**ector"))
+    assert title.startswith("TSV: Truthfulness Separator Vector, ")
+
+
+def test_a_long_sentence_is_cut_at_a_word_boundary():
+    words = [f"word{i}x" for i in range(60)]
+    abstract = "We propose " + " ".join(words) + "."
+    title = derive_title(abstract)
+    assert 80 <= len(title) <= 100
+    assert all(word.lower() in words for word in title.lower().split())
+
+
+@pytest.mark.parametrize("max_chars", [30, 45, 60, 80])
+def test_shorter_limits_keep_whole_words_and_drop_dangling_stopwords(max_chars):
+    for abstract in bundled_abstracts():
+        title = derive_title(abstract, max_chars=max_chars)
+        assert 0 < len(title) <= max_chars
+        assert title == title.strip() and not title.endswith((",", ":", ";", "-", "—"))
+        assert title.split()[-1].lower() not in {"of", "the", "and", "a", "an", "to", "for", "with", "in"}
+        known = _words(abstract, derive_title(abstract, max_chars=1000), derive_title(abstract))
+        assert set(_words(title)) <= set(known), title
+
+
+def test_bundled_titles_are_plain_distinct_and_short():
+    titles = [derive_title(a) for a in bundled_abstracts()]
+    for title in titles:
+        assert 10 <= len(title) <= 100, title
+        assert not set(title) & {"*", "$", "\\", "{", "}", "~", "_"}, title
+        assert "http" not in title and ".com" not in title and ".io" not in title, title
+    assert len(set(titles)) == len(titles)
+
+
+def test_titles_are_deterministic():
+    abstracts = bundled_abstracts()
+    assert [derive_title(a) for a in abstracts] == [derive_title(a) for a in abstracts]
+
+
+@pytest.mark.parametrize("abstract", ["", "   ", "https://example.com/paper", "$$"])
+def test_abstracts_without_words_give_an_empty_title(abstract):
+    assert derive_title(abstract) == ""

@@ -1,0 +1,273 @@
+"""Tests for keyword-based topic assignment and the default taxonomy."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from papercat.enrich.topics import OTHER, assign_topics, normalize
+from papercat.model import Topic, TopicMatch
+
+CONTENT = Path(__file__).resolve().parent.parent / "content"
+
+EXPECTED_NAMES = [
+    "LLM alignment & RLHF",
+    "Safety & security",
+    "Interpretability",
+    "Efficient inference & compression",
+    "Reasoning",
+    "Agents & tool use",
+    "In-context learning",
+    "Model editing & knowledge",
+    "Learning theory",
+    "Graph learning",
+    "Evaluation & benchmarks",
+    "Training & data",
+    "Architectures",
+    "Reinforcement learning & bandits",
+    "Multimodal & vision",
+]
+
+
+def phrase_topic(slug: str, keywords: dict[str, float]) -> Topic:
+    return Topic(slug, slug.title(), "", tuple(keywords.items()))
+
+
+def slugs(matches: tuple[TopicMatch, ...]) -> list[str]:
+    return [m.slug for m in matches]
+
+
+def load_taxonomy() -> tuple[Topic, ...]:
+    # Deliberately minimal: the validating loader lives in papercat.config.
+    data = yaml.safe_load((CONTENT / "topics.yaml").read_text(encoding="utf-8"))
+    return tuple(
+        Topic(
+            slug=t["slug"],
+            name=t["name"],
+            description=t["description"],
+            keywords=tuple((str(k), float(w)) for k, w in t["keywords"].items()),
+        )
+        for t in data["topics"]
+    )
+
+
+def load_abstracts() -> list[str]:
+    abstracts = []
+    for path in sorted((CONTENT / "listings").glob("*.txt")):
+        body = path.read_text(encoding="utf-8").split("\n", 1)[1]  # first line is the header
+        abstracts.extend(block.strip() for block in re.split(r"\n\s*\n", body) if block.strip())
+    return abstracts
+
+
+@pytest.fixture(scope="module")
+def taxonomy() -> tuple[Topic, ...]:
+    return load_taxonomy()
+
+
+@pytest.fixture(scope="module")
+def abstracts() -> list[str]:
+    return load_abstracts()
+
+
+# --- matching rules ---------------------------------------------------------------------------
+
+RM = (phrase_topic("alignment", {"reward model": 4}),)
+
+
+def test_phrase_matches_only_as_a_whole():
+    assert slugs(assign_topics("We train a reward model on comparisons.", RM)) == ["alignment"]
+    assert slugs(assign_topics("The reward of the model is high.", RM)) == ["other"]
+
+
+@pytest.mark.parametrize("text", ["in-context learning", "in context learning", "In-Context Learning"])
+def test_hyphen_and_space_are_the_same(text):
+    for keyword in ("in-context learning", "in context learning"):
+        taxonomy = (phrase_topic("icl", {keyword: 4}),)
+        assert assign_topics(f"We study {text}.", taxonomy)[0].phrases == ("in context learning",)
+
+
+@pytest.mark.parametrize(
+    "keyword, text",
+    [
+        ("reward model", "reward models"),
+        ("approach", "approaches"),
+        ("policy", "policies"),
+        ("graph", "graphs"),
+    ],
+)
+def test_simple_plurals_match(keyword, text):
+    assert slugs(assign_topics(f"Several {text} here.", (phrase_topic("t", {keyword: 4}),))) == ["t"]
+
+
+def test_case_is_ignored():
+    taxonomy = (phrase_topic("alignment", {"rlhf": 4}),)
+    assert slugs(assign_topics("RLHF and Rlhf", taxonomy)) == ["alignment"]
+
+
+@pytest.mark.parametrize("text", ["The world is large.", "We use RLHF.", "Control theory.", "A curl."])
+def test_whole_words_only(text):
+    assert slugs(assign_topics(text, (phrase_topic("rl", {"rl": 4}),))) == ["other"]
+
+
+def test_whole_word_does_not_match_inside_longer_words():
+    taxonomy = (phrase_topic("graphs", {"graph": 4}),)
+    assert slugs(assign_topics("A paragraph about graphons.", taxonomy)) == ["other"]
+    assert slugs(assign_topics("A graph, (graph) and graph-based.", taxonomy)) == ["graphs"]
+
+
+def test_markdown_and_latex_are_ignored():
+    taxonomy = (phrase_topic("mm", {"multimodal": 4}), phrase_topic("rm", {"reward model": 4}))
+    text = r"**M**ultimodal reasoning with a $\textit{Reward Model}$ and \textbf{Multi}modal data"
+    assert slugs(assign_topics(text, taxonomy)) == ["mm", "rm"]
+    assert normalize(r"$\texttt{\textbf{D}}$iverse *emphasis* at 40\%") == "diverse emphasis at 40"
+
+
+def test_longest_phrase_wins_within_a_topic():
+    taxonomy = (phrase_topic("alignment", {"reward model": 3, "reward": 1}),)
+    (match,) = assign_topics("A reward model.", taxonomy)
+    assert match.score == 3.0
+    assert match.phrases == ("reward model",)
+
+
+def test_repetitions_count_with_diminishing_weight():
+    once = assign_topics("reward model", RM)[0].score
+    thrice = assign_topics("reward model, reward models and a reward model", RM)[0].score
+    assert once < thrice < 3 * once
+    assert thrice == round(4 * (1 + math.log(3)), 3)
+
+
+def test_phrases_are_sorted_by_contribution_and_deduplicated():
+    taxonomy = (phrase_topic("t", {"alpha": 1, "beta": 3, "gamma": 2}),)
+    (match,) = assign_topics("alpha gamma beta betas alpha", taxonomy)
+    assert match.phrases == ("beta", "gamma", "alpha")
+
+
+# --- selection --------------------------------------------------------------------------------
+
+
+def test_weak_evidence_falls_back_to_other():
+    taxonomy = (phrase_topic("t", {"model": 1}),)
+    assert assign_topics("A model.", taxonomy) == (TopicMatch("other", 0.0, ()),)
+
+
+def test_topics_far_below_the_best_are_dropped():
+    taxonomy = (
+        phrase_topic("main", {"quantization": 3, "pruning": 3, "sparsity": 3}),
+        phrase_topic("minor", {"benchmark": 3}),
+    )
+    text = "quantization pruning sparsity quantization pruning sparsity benchmark"
+    assert slugs(assign_topics(text, taxonomy)) == ["main"]
+
+
+def test_at_most_three_topics_sorted_by_score():
+    taxonomy = tuple(phrase_topic(f"t{i}", {f"word{i}": 3 + i}) for i in range(5))
+    text = " ".join(f"word{i}" for i in range(5))
+    matches = assign_topics(text, taxonomy)
+    assert slugs(matches) == ["t4", "t3", "t2"]
+    assert slugs(assign_topics(text, taxonomy, max_topics=1)) == ["t4"]
+
+
+def test_ties_follow_taxonomy_order():
+    taxonomy = (phrase_topic("b", {"shared": 4}), phrase_topic("a", {"shared": 4}))
+    assert slugs(assign_topics("shared", taxonomy)) == ["b", "a"]
+    assert slugs(assign_topics("shared", taxonomy[::-1])) == ["a", "b"]
+
+
+def test_other_fallback():
+    assert OTHER == Topic("other", "Other", "Papers that match no topic of the taxonomy.")
+    assert assign_topics("", RM) == (TopicMatch("other", 0.0, ()),)
+    assert assign_topics("Nothing relevant at all.", RM) == (TopicMatch("other", 0.0, ()),)
+    assert assign_topics("reward model", ()) == (TopicMatch("other", 0.0, ()),)
+
+
+def test_deterministic_and_independent_of_sequence_type(taxonomy, abstracts):
+    first = [assign_topics(a, taxonomy) for a in abstracts]
+    again = [assign_topics(a, list(taxonomy)) for a in abstracts]
+    assert first == again
+    for matches in first:
+        for m in matches:
+            assert m.score == round(m.score, 3)
+
+
+# --- the default taxonomy on real papers ------------------------------------------------------
+
+
+def test_yaml_has_the_fifteen_topics_in_order():
+    data = yaml.safe_load((CONTENT / "topics.yaml").read_text(encoding="utf-8"))
+    assert [t["name"] for t in data["topics"]] == EXPECTED_NAMES
+
+
+def test_yaml_topics_are_well_formed(taxonomy):
+    assert len({t.slug for t in taxonomy}) == len(taxonomy)
+    assert "other" not in {t.slug for t in taxonomy}
+    for t in taxonomy:
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", t.slug), t.slug
+        assert t.description.strip()
+        assert 15 <= len(t.keywords) <= 40, t.slug
+        for keyword, weight in t.keywords:
+            assert keyword == keyword.lower() and keyword.strip(), keyword
+            assert weight > 0, keyword
+
+
+# Each first topic was checked by reading the abstract; the prefix identifies the paper.
+HAND_CHECKED = [
+    ("The rapid advancement of large language model (LLM) agents", "safety"),  # GuardAgent
+    ("The canonical setup of learning a reward model", "alignment"),  # ordinal-feedback reward models
+    ("Function calling, also called tool use", "agents"),  # Berkeley Function Calling Leaderboard
+    ("In-context learning has become a standard approach", "icl"),  # Iterative Vectors
+    ("Large language models (LLMs) acquire information from pre-training", "knowledge"),  # RLEdit
+    ("Pruning has recently been widely adopted", "efficiency"),  # Dynamic Layerwise Pruning
+    ("Mixture-of-Experts (MoE) large language models", "efficiency"),  # MoEQuant
+    ("Attention mechanisms are critical to the success", "graphs"),  # LLM attention on graphs
+    ("Length generalization is the ability", "theory"),  # provable length generalization
+    ("Continual Pre-Training (CPT)", "training"),  # CPT scaling law
+    ("Chain-of-Thought (CoT) technique", "reasoning"),  # Dynamic CoT
+    ("Hallucinations in LLMs pose", "knowledge"),  # Truthfulness Separator Vector
+    ("Benchmark Data Contamination (BDC)", "evaluation"),  # BDC mitigation assessment
+    ("We present a principled approach to provide LLM-based", "evaluation"),  # selective evaluation
+    ("Graph limit models, like *graphons*", "graphs"),  # Invariant Graphon Networks
+    ("Conservative Contextual Bandits (CCBs)", "rl"),  # C-SquareCB / C-FastCB
+    ("Reinforcement learning from human feedback (RLHF) has demonstrated", "alignment"),  # VPO
+    ("Training a language model to be both helpful and harmless", "safety"),  # false-refusal ablation
+    ("Distance field-based implicit representations", "multimodal"),  # Shape as Line Segments
+    ("Transformers with linear recurrent modeling", "architectures"),  # Liger
+    ("Large Language Models (LLMs), despite their impressive", "interpretability"),  # attention sinks
+]
+
+
+def find(abstracts: list[str], prefix: str) -> str:
+    (found,) = [a for a in abstracts if a.startswith(prefix)]
+    return found
+
+
+@pytest.mark.parametrize("prefix, first", HAND_CHECKED, ids=[p[:30] for p, _ in HAND_CHECKED])
+def test_first_topic_of_hand_checked_papers(taxonomy, abstracts, prefix, first):
+    assert assign_topics(find(abstracts, prefix), taxonomy)[0].slug == first
+
+
+@pytest.mark.parametrize(
+    "prefix, included",
+    [
+        ("Mixture-of-Experts (MoE) large language models", "architectures"),
+        ("Reinforcement learning from human feedback (RLHF) has demonstrated", "rl"),
+        ("Model editing methods modify specific behaviors", "knowledge"),  # Concept-ROT: trojans by editing
+        ("Preference learning is a central component", "alignment"),  # PoisonBench
+        ("Self-evolving training", "multimodal"),  # M-STaR
+    ],
+)
+def test_secondary_topics_of_hand_checked_papers(taxonomy, abstracts, prefix, included):
+    assert included in slugs(assign_topics(find(abstracts, prefix), taxonomy))
+
+
+def test_every_bundled_paper_gets_one_to_three_topics_and_other_is_rare(taxonomy, abstracts):
+    assert len(abstracts) == 57
+    results = [assign_topics(a, taxonomy) for a in abstracts]
+    assert all(1 <= len(r) <= 3 for r in results)
+    assert all(len(set(slugs(r))) == len(r) for r in results)
+    assert sum(r[0].slug == "other" for r in results) <= 2
+    # Every topic of the taxonomy is the first topic of at least one bundled paper.
+    assert {r[0].slug for r in results} >= {t.slug for t in taxonomy}
