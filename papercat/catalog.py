@@ -48,7 +48,7 @@ def _paper(pid: str, abstract: str, found: list[tuple[Source, str]], venues: dic
            taxonomy: tuple[Topic, ...]) -> Paper:
     """Return the enriched paper for one distinct abstract."""
     venue_slugs = tuple(dict.fromkeys(v for _, v in found))
-    title = derive_title(abstract)
+    title = derive_title(abstract) or f"Paper {pid}"  # an abstract of symbols has no words to use
     return Paper(
         id=pid,
         title=title,

@@ -31,7 +31,7 @@ MISSING_CHROMIUM = "Debian chromium is not installed: run `make setup` (apt-get 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     """Serve files without logging every request to stderr."""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 

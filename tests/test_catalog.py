@@ -29,7 +29,7 @@ def test_ids_do_not_change_when_listings_are_reordered_or_renamed_or_added_to():
     first, _ = catalog_of(f"ICML 2025 Papers\n\n{ABSTRACT_A}\n\n{ABSTRACT_B}\n")
     second, _ = catalog_of(f"ICLR 2025 Papers\n\n{ABSTRACT_C}\n",
                            f"ICML 2025 Papers\n\n{ABSTRACT_B}\n\n{ABSTRACT_A}\n")
-    ids = lambda c: {p.abstract: p.id for p in c.papers}  # noqa: E731
+    ids = lambda c: {p.abstract: p.id for p in c.papers}
     assert ids(first) == {a: i for a, i in ids(second).items() if a != ABSTRACT_C}
 
 

@@ -209,13 +209,13 @@ def check_crawl(found: Crawl, site_dir: Path, abstract_links: set[str]) -> dict[
         if page.event_handlers:
             problems["script"].append(f"{url}: inline event handlers {page.event_handlers}")
         for style in page.styles:
-            if "@import" in style.lower() or re.search(r"url\(\s*['\"]?\s*(?:[a-z]+:|//)", style, re.I):
+            if "@import" in style.lower() or re.search(r"url\(\s*['\"]?\s*(?:[a-z]+:|//)", style, re.IGNORECASE):
                 problems["css"].append(f"{url}: inline style fetches {style.strip()[:80]!r}")
     for url, text in found.css.items():
         if "@import" in text.lower():
             problems["css"].append(f"{url}: has @import")
         for match in CSS_URL.finditer(text):
-            if re.match(r"\s*(?:[a-z][a-z0-9+.-]*:|//)", match.group(2), re.I):
+            if re.match(r"\s*(?:[a-z][a-z0-9+.-]*:|//)", match.group(2), re.IGNORECASE):
                 problems["css"].append(f"{url}: url({match.group(2)}) is not a relative URL")
     return problems
 

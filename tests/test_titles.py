@@ -79,7 +79,10 @@ def test_common_acronyms_are_not_taken_for_names():
      "A framework for learning reward models under ordinal feedback"),
     ("we propose a simple and surgical method",
      "A simple and surgical method for mitigating false refusal in language models"),
-    ("our analysis shows that intermediate layers", "Intermediate layers can encode even richer representations"),
+    ("our analysis shows that intermediate layers",
+     "Intermediate layers can encode even richer representations"),
+    ("we explore the **learning dynamics**",
+     "Exploring the learning dynamics throughout the Continual Pre-Training process"),
 ])
 def test_without_a_name_the_title_describes_the_contribution(phrase, title):
     assert derive_title(abstract_with(phrase)) == title
@@ -88,7 +91,8 @@ def test_without_a_name_the_title_describes_the_contribution(phrase, title):
 def test_a_fallback_title_is_a_sentence_cased_noun_phrase():
     abstract = ("Deep networks overfit noisy labels. We propose a simple reweighting scheme for training "
                 "deep networks with noisy labels. Experiments confirm it.")
-    assert derive_title(abstract) == "A simple reweighting scheme for training deep networks with noisy labels"
+    assert derive_title(abstract) == (
+        "A simple reweighting scheme for training deep networks with noisy labels")
 
 
 def test_an_abstract_without_any_cue_falls_back_to_its_first_clause():

@@ -3,36 +3,33 @@
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 __all__ = ["derive_title"]
 
 # Acronyms nearly every abstract mentions: seeing one is no sign of a new contribution.
-_COMMON = frozenset("AI API BERT CNN CoT DPO GNN GPT ICL LLM LM LoRA MLLM MoE NLP PLM PTQ RAG RL RLHF "
-                    "RNN SFT SOTA ToM VLM".split())
+_COMMON = frozenset(["AI", "API", "BERT", "CNN", "CoT", "DPO", "GNN", "GPT", "ICL", "LLM", "LM", "LoRA", "MLLM", "MoE", "NLP", "PLM", "PTQ", "RAG", "RL", "RLHF", "RNN", "SFT", "SOTA", "ToM", "VLM"])
 # Spelling these out would only lengthen a title; rarer ones ("RM", "CCB") are spelt out.
-_WELL_KNOWN = frozenset("AI API CNN GNN GPT LLM LM MLLM NLP RL RLHF RNN SOTA VLM".split())
-_FILLER = frozenset("a an the two three several novel new first simple general unified principled".split())
-_GENERIC = frozenset("framework method approach technique algorithm algorithms model pipeline strategy "
-                     "system tool toolkit benchmark".split())
+_WELL_KNOWN = frozenset(["AI", "API", "CNN", "GNN", "GPT", "LLM", "LM", "MLLM", "NLP", "RL", "RLHF", "RNN", "SOTA", "VLM"])
+_FILLER = frozenset(["a", "an", "the", "two", "three", "several", "novel", "new", "first", "simple", "general", "unified", "principled"])
+_GENERIC = frozenset(["framework", "method", "approach", "technique", "algorithm", "algorithms", "model", "pipeline", "strategy", "system", "tool", "toolkit", "benchmark"])
 # A title that ends on one of these reads as cut off.
-_STOP = frozenset("a an the of for to in on with without by via from during across through throughout toward "
-                  "towards under over between and or nor as at into onto that which whose while where when "
-                  "whether its their our is are be designed aimed based tailored using such either both than "
-                  "vs also very more most not".split())
+_STOP = frozenset(["a", "an", "the", "of", "for", "to", "in", "on", "with", "without", "by", "via", "from", "during", "across", "through", "throughout", "toward", "towards", "under", "over", "between", "and", "or", "nor", "as", "at", "into", "onto", "that", "which", "whose", "while", "where", "when", "whether", "its", "their", "our", "is", "are", "be", "designed", "aimed", "based", "tailored", "using", "such", "either", "both", "than", "vs", "also", "very", "more", "most", "not"])
 # A determiner before a cue word makes it a noun ("an empirical study"), not something we do.
-_DETERMINERS = frozenset("a an the this these those our their its many such some each".split())
+_DETERMINERS = frozenset(["a", "an", "the", "this", "these", "those", "our", "their", "its", "many", "such", "some", "each"])
 _CUE_VERBS = {"strong": "propose introduce present develop design build create derive provide offer release",
               "weak": "study investigate explore analyze analyse examine frame identify revisit characterize",
               "claim": "show find demonstrate reveal"}
+_LONGEST = 6000  # abstracts run to about 2,000 characters; a longer paste must not cost seconds
 
 _WORD = re.compile(r"\b[a-z]{4,}\b")  # a dict lookup per word is faster than a long regex alternation
 _OURS = re.compile(r"\b(?:[Ww]e|[Oo]ur|us|[Tt]his (?:paper|work|study|article)|is proposed)\b")
 _DROP = re.compile(r"\\(?:url|footnote)\{(?:[^{}]|\{[^{}]*\})*\}|\\href\{[^{}]*\}|https?://\S+|www\.\S+")
-_TLDS = (".com", ".org", ".net", ".edu", ".io", ".ai", ".science", ".htm", ".COM", ".ORG", ".IO")
-_DOMAIN = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|io|ai|science|html?)\b\S*", re.I)
+_TLDS = (".com", ".org", ".net", ".edu", ".io", ".ai", ".science", ".htm")
+_DOMAIN = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|io|ai|science|html?)\b\S*", re.IGNORECASE)
 _LATEX_ARG = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
 _LATEX_WORD = re.compile(r"\\([a-zA-Z]+|.)")
-_SYMBOLS = dict(zip("times alpha beta gamma delta epsilon lambda mu pi sigma tau Psi psi leq geq to".split(),
+_SYMBOLS = dict(zip(["times", "alpha", "beta", "gamma", "delta", "epsilon", "lambda", "mu", "pi", "sigma", "tau", "Psi", "psi", "leq", "geq", "to"],
                     "×αβγδελμπστΨψ≤≥→"))
 _SENTENCE_END = re.compile(r"[.!?]\s+(?=[\"“(]?[A-Z])")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|et al|vs|cf|Fig|Eq|approx)\.$")
@@ -75,7 +72,8 @@ _CUES["proposed"] = ("strong", "propose")
 def _clean(text: str) -> str:
     """Return the abstract as plain text: no URLs, LaTeX, Markdown emphasis or backslash escapes."""
     text = _DROP.sub("", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text)
-    if any(tld in text for tld in _TLDS):  # the domain pattern is slow, so run it only when it can match
+    lowered = text.lower()
+    if any(tld in lowered for tld in _TLDS):  # the domain pattern is slow, so run it only when it can match
         text = _DOMAIN.sub("", text)
     previous = None
     while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
@@ -136,7 +134,7 @@ def _find_name(window: str, after: str, before: str) -> tuple[int, str, str, int
     found = []
     for m in _ACRONYM_DEF.finditer(window):  # "Just Run Twice (JuICE)"
         phrase = _expansion(window[:m.start()].split(), m[1])
-        if (phrase and _is_distinctive(m[1]) and _is_new(m[1], before) and _is_new(phrase, before, re.I)
+        if (phrase and _is_distinctive(m[1]) and _is_new(m[1], before) and _is_new(phrase, before, re.IGNORECASE)
                 and not _CITATION.match(window, m.end())):
             found.append((m.start() - len(phrase) - 1, m[1], phrase, m.end()))
     for m in _TOKEN.finditer(window):  # "GuardAgent", "two algorithms C-SquareCB and C-FastCB"
@@ -164,7 +162,7 @@ def _find_name(window: str, after: str, before: str) -> tuple[int, str, str, int
 
 def _clip(text: str) -> str:
     """Return the first clause of text, without asides and list markers."""
-    return _tidy(_CLAUSE_END.split(_ASIDE.sub(" ", text), 1)[0])
+    return _tidy(_CLAUSE_END.split(_ASIDE.sub(" ", text[:1000]), 1)[0])  # no title is 1,000 characters long
 
 
 def _tidy(text: str) -> str:
@@ -304,8 +302,13 @@ def _described_title(sentences: list[tuple[int, str]], cues: list[tuple], acrony
                     if not noun_use and (p := _phrasings(kind, base, rest))), None)
     if not phrases:
         return _clip(sentences[0][1])
-    options = [q for p in phrases for q in (_expand(p, acronyms), p)]
-    return next((p for p in options if len(p) <= max_chars), options[0])
+    for phrase in phrases:
+        spelt = _expand(phrase, acronyms)
+        shortened = _fit(spelt, max_chars, mid_phrase=False)  # dropping a trailing phrase may be worth it
+        for option in (spelt, shortened if len(shortened) >= 0.7 * len(spelt) else "", phrase):
+            if option and len(option) <= max_chars:
+                return option
+    return _expand(phrases[0], acronyms)
 
 
 def _fit(title: str, max_chars: int, mid_phrase: bool = True) -> str:
@@ -326,11 +329,11 @@ def _fit(title: str, max_chars: int, mid_phrase: bool = True) -> str:
 
 def derive_title(abstract: str, max_chars: int = 100) -> str:
     """Return a short plain-text title for the paper an abstract describes."""
-    text = _clean(abstract)
+    text = _clean(abstract[:_LONGEST])
     if not text:
         return ""
     sentences, acronyms = _sentences(text), _acronyms(text)
-    cues = list(_cues(sentences))
+    cues = list(islice(_cues(sentences), 50))  # real abstracts have a dozen; a pasted paper must stay fast
     title = _fit(_named_title(text, sentences, cues, acronyms, max_chars)
                  or _described_title(sentences, cues, acronyms, max_chars), max_chars)
     cased = any(c.isupper() for c in title.split(" ", 1)[0][1:])  # keep "iPhone" or "GuardAgent" as written
