@@ -103,12 +103,3 @@ class Catalog:
         kept_topics = tuple(t for t in topics if t.slug in used or t.slug != "other")
         by_topic = {t.slug: tuple(p for p in ordered if t.slug in p.topic_slugs) for t in kept_topics}
         return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic)
-
-    def paper(self, paper_id: str) -> Paper:
-        return next(p for p in self.papers if p.id == paper_id)
-
-    def venue(self, slug: str) -> Venue:
-        return next(v for v in self.venues if v.slug == slug)
-
-    def topic(self, slug: str) -> Topic:
-        return next(t for t in self.topics if t.slug == slug)
