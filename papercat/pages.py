@@ -29,6 +29,7 @@ def site_pages(catalog: Catalog) -> list[Page]:
                                       "by_venue": catalog.by_venue, "by_topic": catalog.by_topic}),
         Page(urls.VENUES, "venues.html", {"venues": catalog.venues, "by_venue": catalog.by_venue}),
         Page(urls.TOPICS, "topics.html", {"topics": catalog.topics, "by_topic": catalog.by_topic}),
+        Page(urls.SEARCH, "search.html", {"venues": catalog.venues, "topics": catalog.topics}),
     ]
     for venue in catalog.venues:
         pages.append(Page(urls.venue_path(venue.slug), "venue.html",

@@ -16,6 +16,7 @@ from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
 from .pages import papers_json, shared_context, site_pages
 from .render import make_environment, render_page
+from .search import SEARCH_DIR, search_files
 from .writer import OutputFiles, write_site
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,8 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths) -> OutputFil
                                f"{type(exc).__name__}: {exc} while rendering {page.path}; "
                                "expected a template that uses only the documented context") from exc
     files.add("papers.json", papers_json(catalog), "the catalog")
+    for rel, data in sorted(search_files(catalog).items()):
+        files.add(f"{SEARCH_DIR}/{rel}", data, "the search index")
     if paths.static.is_dir():
         files.add_tree(paths.static, "static")
     return files

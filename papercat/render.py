@@ -61,6 +61,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         HOME=urls.HOME,
         VENUES=urls.VENUES,
         TOPICS=urls.TOPICS,
+        SEARCH=urls.SEARCH,
         PAPERS_JSON=urls.PAPERS_JSON,
     )
     env.filters.update(linkify=linkify, first_sentence=first_sentence)

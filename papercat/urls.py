@@ -7,6 +7,7 @@ import posixpath
 HOME = "index.html"
 VENUES = "venues/index.html"
 TOPICS = "topics/index.html"
+SEARCH = "search/index.html"
 PAPERS_JSON = "papers.json"
 
 

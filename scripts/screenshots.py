@@ -4,7 +4,8 @@
     python scripts/screenshots.py --site site --out docs/screenshots
 
 The site is served over HTTP on 127.0.0.1 (an ephemeral port) while the screenshots are taken:
-home.png, venue.png and paper.png at 1280x900, and paper-phone.png at 390x844.
+home.png, venue.png, paper.png and search.png (results for "agent") at 1280x900, and
+paper-phone.png at 390x844.
 """
 
 from __future__ import annotations
@@ -55,9 +56,10 @@ def pick_pages(site: Path, venue: str | None, paper: str | None) -> dict[str, st
     venue = venue or records[0]["venue_slug"]
     if paper is None:
         paper = next((r["id"] for r in records if r["venue_slug"] == venue), records[0]["id"])
-    pages = {"home": "index.html", "venue": f"venues/{venue}.html", "paper": f"papers/{paper}.html"}
+    pages = {"home": "index.html", "venue": f"venues/{venue}.html", "paper": f"papers/{paper}.html",
+             "search": "search/index.html?q=agent"}
     for name, rel in pages.items():
-        if not (site / rel).is_file():
+        if not (site / rel.split("?")[0]).is_file():
             raise SystemExit(f"{site / rel}: no such page for the {name} screenshot")
     return pages
 
@@ -73,6 +75,7 @@ def take(site: Path, out: Path, pages: dict[str, str], full_page: bool) -> list[
         ("home.png", pages["home"], {"viewport": DESKTOP}),
         ("venue.png", pages["venue"], {"viewport": DESKTOP}),
         ("paper.png", pages["paper"], {"viewport": DESKTOP}),
+        ("search.png", pages["search"], {"viewport": DESKTOP}),
         ("paper-phone.png", pages["paper"],
          {"viewport": PHONE, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}),
     ]
@@ -88,6 +91,8 @@ def take(site: Path, out: Path, pages: dict[str, str], full_page: bool) -> list[
                     response = page.goto(base + rel, wait_until="load")
                     if response is None or response.status != 200:
                         raise SystemExit(f"{base + rel}: HTTP {response.status if response else '?'}")
+                    if name == "search.png":  # results come from a Web Worker after the load event
+                        page.wait_for_selector("#search-results li")
                     page.screenshot(path=str(out / name), full_page=full_page)
                 finally:
                     context.close()

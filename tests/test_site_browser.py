@@ -31,6 +31,7 @@ def page_types(site_papers: list[dict[str, Any]]) -> dict[str, str]:
         "home": "index.html",
         "venues index": "venues/index.html",
         "topics index": "topics/index.html",
+        "search": "search/index.html",
         "venue": f"venues/{VENUE}.html",
         "topic": f"topics/{first['topics'][0]}.html",
         "paper": first["url"],
@@ -78,7 +79,7 @@ OVERFLOW_JS = """() => {
 
 
 @pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "paper with links",
-                                  "venues index", "topics index"])
+                                  "venues index", "topics index", "search"])
 def test_no_horizontal_overflow_on_a_phone(phone, site_url, page_types, kind):
     page = open_page(phone, site_url + page_types[kind])
     found = page.evaluate(OVERFLOW_JS)
@@ -153,7 +154,8 @@ UNNAMED_JS = """() => Array.from(document.querySelectorAll('a[href]'))
   .map(a => a.getAttribute('href'))"""
 
 
-@pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "venues index", "topics index"])
+@pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "venues index", "topics index",
+                                  "search"])
 def test_semantic_structure(context, site_url, page_types, kind):
     page = open_page(context, site_url + page_types[kind])
     where = f"{kind} ({page_types[kind]})"

@@ -52,14 +52,17 @@ class PageParser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.refs: list[tuple[str, str, str]] = []  # (tag, attr, raw value)
         self.ids: list[str] = []
-        self.scripts = 0
+        self.scripts: list[str | None] = []  # each <script>'s src, None for an inline script
+        self.inline_scripts = 0  # <script> elements with code in them
         self.event_handlers: list[str] = []
         self.styles: list[str] = []  # text of <style> elements and style="" attributes
         self._in_style = False
+        self._in_script = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "script":
-            self.scripts += 1
+            self.scripts.append(dict(attrs).get("src"))
+            self._in_script = True
         if tag == "style":
             self._in_style = True
         for name, value in attrs:
@@ -81,10 +84,14 @@ class PageParser(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "style":
             self._in_style = False
+        if tag == "script":
+            self._in_script = False
 
     def handle_data(self, data: str) -> None:
         if self._in_style:
             self.styles.append(data)
+        if self._in_script and data.strip():
+            self.inline_scripts += 1
 
 
 @dataclass
@@ -204,8 +211,15 @@ def check_crawl(found: Crawl, site_dir: Path, abstract_links: set[str]) -> dict[
     problems["unreachable"] = sorted(on_disk - set(found.pages))
 
     for url, page in found.pages.items():
-        if page.scripts:
-            problems["script"].append(f"{url}: {page.scripts} <script> element(s)")
+        # JavaScript only enhances the site: same-origin files under static/, nothing inline
+        for src in page.scripts:
+            target = urljoin(url, src.strip()) if src is not None else None
+            if target is None or not src.strip():
+                problems["script"].append(f"{url}: inline <script> element")
+            elif not (found.is_same_host(target) and urlsplit(target).path.startswith(base_path + "static/")):
+                problems["script"].append(f"{url}: <script src={src!r}> is not under {base_path}static/")
+        if page.inline_scripts:
+            problems["script"].append(f"{url}: {page.inline_scripts} <script> element(s) with inline code")
         if page.event_handlers:
             problems["script"].append(f"{url}: inline event handlers {page.event_handlers}")
         for style in page.styles:
@@ -291,8 +305,9 @@ def test_no_other_host_except_links_from_abstracts(problems, site: Crawl, abstra
     assert linked == abstract_links, "every abstract link appears on its paper page"
 
 
-def test_no_scripts(problems):
-    assert not problems["script"], "the site must work without JavaScript:" + describe(problems["script"])
+def test_scripts_are_only_files_under_static(problems):
+    assert not problems["script"], ("scripts must be same-origin files under static/, never inline "
+                                    "code or event handlers:" + describe(problems["script"]))
 
 
 def test_css_fetches_nothing_from_elsewhere(problems):
@@ -321,7 +336,7 @@ def test_the_crawler_catches_faults(site_dir: Path, tmp_path: Path, abstract_lin
     html = html.replace("</main>", '<a href="../../outside.html">out</a>'
                                    '<a href="../index.html#nowhere">frag</a>'
                                    '<img src="https://example.org/x.png" alt="">'
-                                   '<script>1</script></main>')
+                                   '<script>1</script><script src="../papers.json"></script></main>')
     venues.write_text(html, encoding="utf-8")
     (copy / "papers" / "orphan.html").write_text("<!DOCTYPE html><title>x</title>", encoding="utf-8")
     (tmp_path / "root" / "outside.html").write_text("<!DOCTYPE html><title>x</title>", encoding="utf-8")
@@ -335,5 +350,6 @@ def test_the_crawler_catches_faults(site_dir: Path, tmp_path: Path, abstract_lin
     assert any("nowhere" in p for p in found["fragment"]), found["fragment"]
     assert any("example.org" in p for p in found["external"]), found["external"]
     assert any("<script>" in p for p in found["script"]), found["script"]
+    assert any("papers.json" in p and "static/" in p for p in found["script"]), found["script"]
     assert any("@import" in p for p in found["css"]), found["css"]
     assert any(p.endswith("papers/orphan.html") for p in found["unreachable"]), found["unreachable"]
