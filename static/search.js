@@ -26,11 +26,6 @@
 
   // --- the engine: in a Worker, else on the main thread ------------------------------------------
 
-  function errorText(error) {
-    if (error && error.message) return String(error.message);
-    return String(error || "unknown error");
-  }
-
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
       var tag = document.createElement("script");
@@ -42,24 +37,6 @@
     });
   }
 
-  function fetchJson(relPath) {
-    return fetch(new URL(relPath, DATA).href).then(function (response) {
-      if (!response.ok) throw new Error("search/" + relPath + ": HTTP " + response.status);
-      return response.json();
-    });
-  }
-
-  function answer(engine, message) {
-    if (message.warm) {
-      return engine.facets().then(function () { return { id: message.id, warm: true }; });
-    }
-    return engine.search(message.query, {
-      venue: message.venue || null, topic: message.topic || null, limit: message.limit || PAGE_SIZE,
-    }).then(function (found) {
-      return { id: message.id, total: found.total, results: found.results };
-    });
-  }
-
   /* Returns {post(message)}; each reply, {id, total, results} or {id, error}, goes to onReply.
    * With mainThread false (a warm-up from another page) a failed Worker is simply given up. */
   function makeSearcher(onReply, mainThread) {
@@ -68,8 +45,8 @@
     var last = null;
 
     function runOnMainThread(message) {
-      engine.then(function (ready) { return answer(ready, message); })
-        .catch(function (error) { return { id: message.id, error: errorText(error) }; })
+      engine.then(function () { return window.PapercatSearch.answer(engine, message); },
+                  function (error) { return { id: message.id, error: String((error && error.message) || error) }; })
         .then(onReply);
     }
 
@@ -84,7 +61,9 @@
       engine = loadScript(LUNR_URL)
         .then(function () { return loadScript(ENGINE_URL); })
         .then(function () {
-          return window.PapercatSearch.createEngine({ lunr: window.lunr, fetchJson: fetchJson });
+          return window.PapercatSearch.createEngine({
+            lunr: window.lunr, fetchJson: window.PapercatSearch.fetchFrom(DATA),
+          });
         });
       if (last) runOnMainThread(last);
     }

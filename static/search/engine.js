@@ -383,8 +383,38 @@
     return segments;
   }
 
+  /* The page's message protocol, shared by static/search-worker.js and search.js's main-thread
+   * fallback: fetchFrom(base) reads search/ files over HTTP; answer(engine, message) turns
+   * {id, query, venue, topic, limit} (or {id, warm}) into {id, total, results}, {id, warm} or
+   * {id, error}, and never rejects. ``engine`` may be a promise of an engine. */
+  function fetchFrom(base) {
+    return function (relPath) {
+      return fetch(new URL(relPath, base).href).then(function (response) {
+        if (!response.ok) throw new Error("search/" + relPath + ": HTTP " + response.status);
+        return response.json();
+      });
+    };
+  }
+
+  function answer(engine, message) {
+    return Promise.resolve(engine).then(function (ready) {
+      if (message.warm) {
+        return ready.facets().then(function () { return { id: message.id, warm: true }; });
+      }
+      return ready.search(String(message.query || ""), {
+        venue: message.venue || null, topic: message.topic || null, limit: message.limit,
+      }).then(function (found) {
+        return { id: message.id, total: found.total, results: found.results };
+      });
+    }).catch(function (error) {
+      return { id: message.id, error: error && error.message ? String(error.message) : String(error || "unknown error") };
+    });
+  }
+
   return {
     createEngine: createEngine,
+    fetchFrom: fetchFrom,
+    answer: answer,
     parseQuery: parseQuery,
     mergeChunks: mergeChunks,
     ChunkMap: ChunkMap,
