@@ -22,20 +22,6 @@ from .lunrjs import LUNR_VERSION, build_pipeline, search_pipeline, tokenize
 from .model import Catalog, Paper
 from .text import URL, collapse_spaces
 
-__all__ = [
-    "CHUNK_TARGET",
-    "DOC_SHARD_SIZE",
-    "FIELDS",
-    "Chunk",
-    "SearchDoc",
-    "build_index",
-    "method_names",
-    "plain_text",
-    "search_docs",
-    "search_files",
-    "split_index",
-]
-
 SEARCH_DIR = "search"
 FORMAT_VERSION = 1
 # Build-time boosts: a word of the title counts most, a coined name (GuardAgent) next, the abstract least.
@@ -183,9 +169,8 @@ def split_index(index: dict[str, Any], target: int | None = CHUNK_TARGET) -> lis
 
     With ``target=None`` the whole index is one chunk (the unsplit baseline).
     """
-    postings = dict(index["invertedIndex"])
     sizes = _term_sizes(index)
-    terms = sorted(postings)
+    terms = sorted(sizes)
     if target is None:
         return [Chunk("t/root.json", (("", False),), tuple(sorted(terms, key=_js_order)))]
     leaves = _split("", terms, sizes, target)
