@@ -10,6 +10,7 @@ import yaml
 
 from .errors import Problem
 from .model import Topic
+from .yamlcheck import YamlChecker, compose
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
@@ -24,91 +25,14 @@ class SiteConfig:
     language: str = "en"
 
 
-class _Checker:
-    """Collects problems found while walking a YAML node tree of one file."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.problems: list[Problem] = []
-
-    def fail(self, node: yaml.Node | None, message: str) -> None:
-        self.problems.append(Problem(self.path, node.start_mark.line + 1 if node else 0, message))
-
-    def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
-        """Return ``{key: (key node, value node)}``, or None after reporting a wrong type."""
-        if not isinstance(node, yaml.MappingNode):
-            self.fail(node, f"{what} is {_kind(node)}; expected a mapping of keys to values")
-            return None
-        out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key, value in node.value:
-            name = key.value if isinstance(key, yaml.ScalarNode) else str(key)
-            if name in out:
-                self.fail(key, f'key "{name}" appears twice in {what}; expected each key once')
-            out[name] = (key, value)
-        return out
-
-    def unknown_keys(self, found: dict, allowed: list[str], what: str) -> None:
-        for name, (key, _) in found.items():
-            if name not in allowed:
-                self.fail(key, f'unknown key "{name}" in {what}; expected one of: {", ".join(allowed)}')
-
-    def string(self, node: yaml.Node, what: str, pattern: re.Pattern | None = None,
-               example: str = "") -> str | None:
-        if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:str":
-            self.fail(node, f"{what} is {_kind(node)}; expected text")
-            return None
-        value = node.value.strip()
-        if not value:
-            self.fail(node, f"{what} is empty; expected text")
-            return None
-        if pattern and not pattern.match(value):
-            self.fail(node, f'{what} is "{value}"; expected {example}')
-            return None
-        return value
-
-    def number(self, node: yaml.Node, what: str) -> float | None:
-        tags = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
-        if isinstance(node, yaml.ScalarNode) and node.tag in tags:
-            value = float(yaml.safe_load(node.value))
-            if value > 0:
-                return value
-        self.fail(node, f"{what} is {_kind(node)}; expected a positive number")
-        return None
-
-
-def _kind(node: yaml.Node | None) -> str:
-    """Describe what a node holds, for messages: 'a list', 'the number 3', 'the text "x"'."""
-    if isinstance(node, yaml.MappingNode):
-        return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
-        return "a list"
-    if node is None or node.tag == "tag:yaml.org,2002:null":
-        return "empty"
-    if node.tag == "tag:yaml.org,2002:str":
-        return f'the text "{node.value}"'
-    return str(node.value)
-
-
-def _compose(path: Path, shown: str) -> tuple[yaml.Node | None, list[Problem]]:
-    try:
-        return yaml.compose(path.read_text(encoding="utf-8")), []
-    except UnicodeDecodeError as exc:
-        return None, [Problem(shown, 0, f"byte offset {exc.start} is not UTF-8; expected UTF-8 text")]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else 0
-        reason = getattr(exc, "problem", None) or str(exc)
-        return None, [Problem(shown, line, f"not valid YAML ({reason})")]
-
-
 def load_site_config(path: Path, shown: str) -> tuple[SiteConfig, list[Problem]]:
     """Read site.yaml (missing means defaults) and report unknown keys and wrong types."""
     if not path.exists():
         return SiteConfig(), []
-    root, problems = _compose(path, shown)
+    root, problems = compose(path, shown)
     if problems or root is None:
         return SiteConfig(), problems
-    check = _Checker(shown)
+    check = YamlChecker(shown)
     found = check.mapping(root, "site.yaml")
     values = {}
     if found is not None:
@@ -129,10 +53,10 @@ def load_taxonomy(path: Path, shown: str) -> tuple[tuple[Topic, ...], list[Probl
     if not path.exists():
         return (), [Problem(shown, 0, "no topics file, so every paper is in Other; expected a "
                                       "topics.yaml like the one in the bundled content", warning=True)]
-    root, problems = _compose(path, shown)
+    root, problems = compose(path, shown)
     if problems or root is None:
         return (), problems or [Problem(shown, 1, "the file is empty; expected a 'topics:' list")]
-    check = _Checker(shown)
+    check = YamlChecker(shown)
     top = check.mapping(root, "topics.yaml")
     if top is None:
         return (), check.problems
@@ -156,7 +80,7 @@ def load_taxonomy(path: Path, shown: str) -> tuple[tuple[Topic, ...], list[Probl
     return tuple(topics), check.problems
 
 
-def _topic(check: _Checker, node: yaml.Node, what: str) -> Topic | None:
+def _topic(check: YamlChecker, node: yaml.Node, what: str) -> Topic | None:
     found = check.mapping(node, what)
     if found is None:
         return None

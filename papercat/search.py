@@ -18,9 +18,9 @@ from typing import Any
 from lunr.builder import Builder
 
 from . import urls
+from .abstract import plain_text
 from .lunrjs import LUNR_VERSION, build_pipeline, search_pipeline, tokenize
 from .model import Catalog, Paper
-from .text import URL, collapse_spaces
 
 SEARCH_DIR = "search"
 FORMAT_VERSION = 1
@@ -58,44 +58,7 @@ class Chunk:
 
 
 # ---------------------------------------------------------------------------------------------
-# Plain text
-
-_LATEX_DROP = re.compile(r"\\(?:url|href|cite[pt]?|label|ref)\s*\{[^{}]*\}")  # addresses, not words
-_LATEX_ARG = re.compile(r"\\[a-zA-Z]+\*?\s*\{([^{}]*)\}")  # \textbf{Liger} -> Liger (innermost first)
-_LATEX_ESCAPE = re.compile(r"\\([%&#_$ ,;!{}])")  # 93\% -> 93%
-_LATEX_WORD = re.compile(r"\\([a-zA-Z]+)")
-_SYMBOLS = {"times": "×", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
-            "varepsilon": "ε", "theta": "θ", "lambda": "λ", "mu": "μ", "pi": "π", "rho": "ρ",
-            "sigma": "σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω", "Delta": "Δ", "Sigma": "Σ",
-            "Omega": "Ω", "Psi": "Ψ", "ell": "ℓ", "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥",
-            "approx": "≈", "sim": "~", "to": "→", "rightarrow": "→", "infty": "∞", "cdot": "·",
-            "pm": "±", "in": "∈"}
-# Spacing and bracket-sizing commands: "\big(\sqrt{KL}" must leave "(KL", not "big(KL".
-_SILENT = frozenset(["left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl",
-                     "biggr", "middle", "quad", "qquad", "displaystyle", "textstyle", "limits", "nolimits",
-                     "mathstrut"])
-# Markdown emphasis and math delimiters; every "*" goes, so no indexed term holds lunr's wildcard.
-_MARKUP = re.compile(r"[*$`{}]")
-
-
-def _latex_word(match: re.Match[str]) -> str:
-    name = match.group(1)
-    return "" if name in _SILENT else _SYMBOLS.get(name, name)
-
-
-def plain_text(text: str) -> str:
-    """Return ``text`` without URLs, Markdown emphasis, math delimiters or LaTeX commands."""
-    text = URL.sub(" ", text)
-    text = _LATEX_DROP.sub(" ", text)
-    while True:  # \underline{\textbf{Li}}nearizing needs two rounds
-        stripped = _LATEX_ARG.sub(r"\1", text)
-        if stripped == text:
-            break
-        text = stripped
-    text = _LATEX_ESCAPE.sub(r"\1", text).replace("\\\\", " ")
-    text = _LATEX_WORD.sub(_latex_word, text)
-    return collapse_spaces(_MARKUP.sub("", text))
-
+# Names. The plain text itself is abstract.plain_text: emphasis, math and LaTeX resolved, URLs left out.
 
 # A coined name: a capital inside the word (GuardAgent, RWKVQuant, M-STaR) or letters with digits
 # (Mind2Web-SC, GPT-4o). Plain capitalised words and acronyms are left to the title and abstract.
@@ -144,9 +107,20 @@ def build_index(docs: Iterable[SearchDoc]) -> dict[str, Any]:
         builder.field(name, boost)
     for doc in docs:
         # lunr.py's tokenizer is not lunr.js's; a list is taken as ready-made tokens.
-        builder.add({"ref": doc.ref, "title": tokenize(plain_text(doc.title)), "names": tokenize(doc.names),
-                     "abstract": tokenize(doc.text)})
+        builder.add({"ref": doc.ref, "title": tokenize(_indexed(plain_text(doc.title))),
+                     "names": tokenize(doc.names), "abstract": tokenize(_indexed(doc.text))})
     return builder.build().serialize()
+
+
+_INDEX_SEPARATORS = re.compile("[*\u2013\u2014]")
+
+
+def _indexed(text: str) -> str:
+    """Return ``text`` as indexed: dashes split words, and no term holds lunr's wildcard "*".
+
+    lunr's tokenizer splits on spaces and hyphens only, so "guaranteed—such" would be one term.
+    """
+    return _INDEX_SEPARATORS.sub(" ", text)
 
 
 def _js_order(term: str) -> bytes:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from papercat.enrich.titles import derive_title
+from papercat.enrich.titles import derive_title, unique_titles
 
 LISTINGS = Path(__file__).resolve().parent.parent / "content" / "listings"
 
@@ -154,3 +154,100 @@ def test_titles_are_deterministic():
 @pytest.mark.parametrize("abstract", ["", "   ", "https://example.com/paper", "$$"])
 def test_abstracts_without_words_give_an_empty_title(abstract):
     assert derive_title(abstract) == ""
+
+
+# Two abstracts whose opening sentence is the same, so their derived titles are too.
+SAME_START = "We propose a new method for protein structure prediction. "
+TWINS = [SAME_START + "Our approach uses graph neural networks over residue contact maps.",
+         SAME_START + "It relies on diffusion models trained on synthetic folds, and halves inference time."]
+
+
+def test_distinct_titles_are_returned_unchanged():
+    titles = ["A", "B", "C"]
+    assert unique_titles(titles, ["x", "y", "z"]) == titles
+
+
+def test_bundled_titles_are_unchanged():
+    abstracts = bundled_abstracts()
+    titles = [derive_title(a) for a in abstracts]
+    assert unique_titles(titles, abstracts) == titles
+
+
+def test_repeated_titles_get_a_phrase_only_their_own_abstract_has():
+    titles = [derive_title(a) for a in TWINS]
+    assert titles[0] == titles[1] == "A method for protein structure prediction"
+    assert unique_titles(titles, TWINS) == [
+        "A method for protein structure prediction (graph neural networks)",
+        "A method for protein structure prediction (diffusion models)"]
+
+
+def test_a_title_cut_short_is_first_lengthened_from_its_own_abstract():
+    start = ("We propose a scalable message passing framework for learning node representations "
+             "on large graphs ")
+    abstracts = [start + "with typed edges. Experiments confirm it.",
+                 start + "with temporal nodes. Experiments confirm it."]
+    titles = [derive_title(a) for a in abstracts]
+    assert titles[0] == titles[1]
+    assert unique_titles(titles, abstracts) == [titles[0] + " with typed edges",
+                                                titles[0] + " with temporal nodes"]
+
+
+def test_a_phrase_may_span_of():
+    abstracts = [SAME_START + "It learns from millions of unlabelled sequences.",
+                 SAME_START + "It learns from billions of unlabelled sequences."]
+    titles = [derive_title(a) for a in abstracts]
+    assert unique_titles(titles, abstracts) == [
+        "A method for protein structure prediction (millions of unlabelled sequences)",
+        "A method for protein structure prediction (billions of unlabelled sequences)"]
+
+
+def test_titles_differing_only_in_case_or_spacing_count_as_repeats():
+    out = unique_titles(["A method  for X", "a method for x"], TWINS)
+    assert len({t.casefold() for t in out}) == 2 and all(t.endswith(")") for t in out)
+
+
+def test_abstracts_with_nothing_to_tell_apart_fall_back_to_a_number():
+    abstracts = ["We study label noise in deep nets.", "We study label noise in deep nets!"]
+    assert unique_titles(["Noise", "Noise", "Other"], abstracts + ["z"]) == ["Noise (2)", "Noise", "Other"]
+
+
+def test_a_new_title_never_takes_another_papers_title():
+    titles = ["A method for protein structure prediction"] * 2 + [
+        "A method for protein structure prediction (graph neural networks)"]
+    out = unique_titles(titles, [*TWINS, "Something else entirely here."])
+    assert len(set(out)) == 3 and out[2] == titles[2]
+    assert out[1] == "A method for protein structure prediction (diffusion models)"
+
+
+def test_numbers_skip_titles_already_in_use():
+    out = unique_titles(["T", "T", "T", "T (2)"], ["same words"] * 3 + ["other"])
+    assert out == ["T", "T (3)", "T (4)", "T (2)"]
+
+
+def test_unique_titles_do_not_depend_on_input_order():
+    abstracts = [*TWINS, abstract_with("we propose GuardAgent"), SAME_START + "It learns from billions."]
+    titles = [derive_title(a) for a in abstracts]
+    forward = unique_titles(titles, abstracts)
+    backward = unique_titles(titles[::-1], abstracts[::-1])
+    assert forward == backward[::-1] and len(set(forward)) == 4
+    assert forward[2] == titles[2]  # the one unique title is untouched
+
+
+def test_new_titles_stay_within_120_characters_shortening_the_phrase_first():
+    title = "A long derived title that goes on and on about protein structure prediction for proteins"
+    assert unique_titles([title, title], TWINS) == [title + " (graph neural networks)",
+                                                    title + " (diffusion models)"]
+    too_long = "An extremely long derived title that goes on about protein structure prediction " * 2
+    out = unique_titles([too_long, too_long], TWINS)
+    assert len(set(out)) == 2 and all(len(t) <= 120 for t in out), out
+    assert out[0].startswith("An extremely long") and out[0].endswith("(graph)"), out
+
+
+def test_kept_titles_never_change_and_the_others_move_away_from_them():
+    given = "A method for protein structure prediction"
+    titles = [given, given]
+    assert unique_titles(titles, TWINS, keep={0}) == [given, given + " (diffusion models)"]
+    same_words = ["We study label noise in deep nets.", "We study label noise in deep nets!"]
+    studying = derive_title(same_words[0])
+    assert unique_titles([studying, studying], same_words, keep={1}) == [studying + " (2)", studying]
+    assert unique_titles(["Noise", "Noise"], same_words, keep={0, 1}) == ["Noise", "Noise"]

@@ -43,14 +43,16 @@
   // The index was built from text without these (papercat/search.py plain_text): drop them from
   // queries too, so "$O(T^2)$" or "**M**ultimodal" meet the indexed words.
   var MARKUP = /[*$`{}]/g;
-  var WORD = /[^\s\-]+/g; // lunr.tokenizer.separator is /[\s\-]+/
+  // lunr.tokenizer.separator is /[\s\-]+/; the index also splits on en and em dashes (search.py).
+  var DASHES = /[\u2013\u2014]/g;
+  var WORD = /[^\s\-\u2013\u2014]+/g;
   var EDGE_PUNCTUATION = /^[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+|[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+$/g;
 
   /** The query's words: [{ raw, term }], raw trimmed and lower-cased, term stemmed; no stop words. */
   function parseQuery(lunr, text) {
     var seen = Object.create(null);
     var words = [];
-    var tokens = lunr.tokenizer(String(text == null ? "" : text).replace(MARKUP, ""));
+    var tokens = lunr.tokenizer(String(text == null ? "" : text).replace(MARKUP, "").replace(DASHES, " "));
     for (var i = 0; i < tokens.length; i++) {
       var raw = lunr.trimmer(tokens[i]).toString();
       if (!raw || !lunr.stopWordFilter(new lunr.Token(raw)) || seen[raw]) continue;
