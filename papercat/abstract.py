@@ -21,20 +21,12 @@ import nh3
 from latex2mathml.converter import convert_to_element
 from latex2mathml.symbols_parser import convert_symbol
 
+from .model import Link
 from .text import trim_url
 
 MAX_CHARS = 20_000  # longer abstracts are cut: no real abstract comes near, a pasted paper does
 MAX_MATH_CHARS = 500  # a longer "$...$" is a stray dollar pairing, or an attempt to slow the build
 MAX_DEPTH = 20  # braces nested deeper than this are shown as typed
-
-
-@dataclass(frozen=True)
-class Link:
-    """A URL found in an abstract, and what it points to."""
-
-    url: str  # http(s) only
-    kind: str  # "code", "project" or "other"
-    label: str  # "Code", "Project page", or the host name
 
 
 @dataclass(frozen=True)

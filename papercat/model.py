@@ -49,6 +49,24 @@ class TopicMatch:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A link of a paper: found in its abstract or given in papers.yaml."""
+
+    url: str  # http(s) only
+    kind: str  # "code", "project", "other", or "given" (papers.yaml)
+    label: str  # "Code", "Project page", the host name, or the label given
+
+
+@dataclass(frozen=True)
+class RelatedPaper:
+    """Another paper close to this one, and the terms they share."""
+
+    id: str
+    score: float
+    shared: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Paper:
     """One paper: identified by its normalised abstract, listed under one or more venues."""
 
@@ -59,7 +77,13 @@ class Paper:
     year: int
     sources: tuple[Source, ...]  # every listing entry that gave this abstract
     topics: tuple[TopicMatch, ...] = ()
-    links: tuple[str, ...] = ()
+    links: tuple[Link, ...] = ()  # given links first, then those found in the abstract
+    html: str = ""  # the abstract rendered and sanitised
+    text: str = ""  # the abstract as plain text
+    keyphrases: tuple[str, ...] = ()
+    related: tuple[RelatedPaper, ...] = ()
+    authors: tuple[str, ...] = ()  # from papers.yaml
+    title_given: bool = False  # the title came from papers.yaml, not from the abstract
 
     @property
     def venue(self) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from markupsafe import Markup
+
 from . import urls
+from .bibtex import bibtex_entry
 from .config import SiteConfig
 from .model import Catalog, Paper
 from .render import Page
@@ -40,10 +43,14 @@ def site_pages(catalog: Catalog) -> list[Page]:
         pages.append(Page(urls.topic_path(topic.slug), "topic.html",
                           {"topic": topic, "papers": catalog.by_topic[topic.slug]},
                           source=f"topic {topic.slug}"))
+    by_id = {p.id: p for p in catalog.papers}
     positions = {slug: {p.id: i for i, p in enumerate(papers)} for slug, papers in catalog.by_venue.items()}
     for paper in catalog.papers:
         pages.append(Page(urls.paper_path(paper.id), "paper.html",
-                          {"paper": paper, "neighbours": neighbours(catalog, paper, positions)},
+                          {"paper": paper, "abstract_html": Markup(paper.html),  # nh3 made it
+                           "neighbours": neighbours(catalog, paper, positions),
+                           "related": [(by_id[r.id], r) for r in paper.related],
+                           "bibtex": citation(paper, catalog)},
                           source=str(paper.source)))
     return pages
 
@@ -75,6 +82,15 @@ def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, in
     return out
 
 
+def citation(paper: Paper, catalog: Catalog) -> str | None:
+    """Return the paper's BibTeX entry, or None while papers.yaml gives it no authors."""
+    if not paper.authors:
+        return None
+    venue = next(v for v in catalog.venues if v.slug == paper.venue)
+    url = next((link.url for link in paper.links if link.kind == "given"), None)
+    return bibtex_entry(paper.id, paper.title, paper.authors, paper.year, venue.name, url)
+
+
 def papers_json(catalog: Catalog) -> bytes:
     """Return the machine-readable export of the catalog, one record per paper."""
     venues = {v.slug: v for v in catalog.venues}
@@ -88,9 +104,13 @@ def papers_json(catalog: Catalog) -> bytes:
             "year": p.year,
             "topics": list(p.topic_slugs),
             "url": urls.paper_path(p.id),
-            "links": list(p.links),
+            "links": [link.url for link in p.links],
+            "authors": list(p.authors),
+            "keyphrases": list(p.keyphrases),
+            "related": [r.id for r in p.related],
             "sources": [str(s) for s in p.sources],
             "abstract": p.abstract,
+            "text": p.text,
         }
         for p in catalog.papers
     ]

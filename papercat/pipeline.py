@@ -14,6 +14,7 @@ from .config import SiteConfig, load_site_config, load_taxonomy
 from .errors import CatalogError, ContentError, Problem, StrictWarnings
 from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
+from .overrides import Override, load_overrides, unknown_ids
 from .pages import papers_json, shared_context, site_pages
 from .render import make_environment, render_page
 from .search import SEARCH_DIR, search_files
@@ -41,6 +42,8 @@ class Content:
     config: SiteConfig
     taxonomy: tuple[Topic, ...]
     listings: tuple[Listing, ...]
+    overrides: dict[str, Override] = field(default_factory=dict)
+    overrides_path: str = "papers.yaml"  # as shown in messages
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,12 @@ def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
     config, problems = load_site_config(content_dir / "site.yaml", display_path(content_dir / "site.yaml", root))
     taxonomy, found = load_taxonomy(content_dir / "topics.yaml", display_path(content_dir / "topics.yaml", root))
     problems += found
+    shown = display_path(content_dir / "papers.yaml", root)
+    overrides, found = load_overrides(content_dir / "papers.yaml", shown, {t.slug for t in taxonomy})
+    problems += found
     listings, found = read_listings(content_dir, root)
     problems += found
-    return Content(config, taxonomy, tuple(listings)), problems
+    return Content(config, taxonomy, tuple(listings), overrides, shown), problems
 
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths) -> OutputFiles:
@@ -96,8 +102,9 @@ def build(paths: Paths, strict: bool = False, write: bool = True) -> Result:
     clock = _Clock()
     content, problems = read_content(paths.content)
     clock.lap("read")
-    catalog, found = make_catalog(list(content.listings), content.taxonomy)
+    catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides)
     problems += found
+    problems += unknown_ids(content.overrides, {p.id for p in catalog.papers}, content.overrides_path)
     clock.lap("enrich")
     errors = [p for p in problems if not p.warning]
     warnings = tuple(sorted((p for p in problems if p.warning), key=lambda p: (p.path, p.line)))

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup, escape
 
 from . import urls
-from .text import URL, first_sentence, trim_url
+from .text import first_sentence
 
 
 @dataclass(frozen=True)
@@ -27,20 +26,6 @@ class Page:
 def _url(ctx: jinja2.runtime.Context, target: str) -> str:
     """Link from the page being rendered to a site-relative ``target``."""
     return urls.relative(ctx["page_path"], target)
-
-
-def linkify(text: str) -> Markup:
-    """Escape ``text`` and turn its http(s) URLs into links; nothing else becomes markup."""
-    out, last = [], 0
-    for match in URL.finditer(text):
-        url = trim_url(match.group(0))
-        if len(url) <= len("https://"):
-            continue
-        out.append(escape(text[last : match.start()]))
-        out.append(Markup('<a href="{0}" rel="noopener noreferrer nofollow">{0}</a>').format(url))
-        last = match.start() + len(url)
-    out.append(escape(text[last:]))
-    return Markup("").join(out)
 
 
 def make_environment(templates_dir: Path) -> jinja2.Environment:
@@ -64,7 +49,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         SEARCH=urls.SEARCH,
         PAPERS_JSON=urls.PAPERS_JSON,
     )
-    env.filters.update(linkify=linkify, first_sentence=first_sentence)
+    env.filters.update(first_sentence=first_sentence)
     return env
 
 

@@ -87,9 +87,10 @@ def search_docs(catalog: Catalog) -> list[SearchDoc]:
 
 
 def _search_doc(n: int, paper: Paper, topic_names: dict[str, str]) -> SearchDoc:
-    text = plain_text(paper.abstract)
+    text = paper.text
     title = plain_text(paper.title)
-    names = [topic_names[slug] for slug in paper.topic_slugs] + method_names(title, text)
+    names = ([topic_names[slug] for slug in paper.topic_slugs] + list(paper.keyphrases)
+             + method_names(title, text))
     return SearchDoc(ref=str(n), id=paper.id, title=paper.title, url=urls.paper_path(paper.id),
                      venues=paper.venues, topics=paper.topic_slugs, text=text, names=" ; ".join(names))
 

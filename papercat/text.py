@@ -13,7 +13,6 @@ _INVISIBLE = dict.fromkeys(
     None,
 )
 _SPACES = re.compile(r"\s+")
-URL = re.compile(r"https?://[^\s<>\"'`{}|\\^]+", re.IGNORECASE)
 # Punctuation that ends a sentence rather than the URL it follows.
 _URL_TRAILER = ".,;:!?'\"*_"
 
@@ -58,16 +57,6 @@ def trim_url(url: str) -> str:
         while url and url[-1] in _URL_TRAILER:
             url = url[:-1]
     return url
-
-
-def find_urls(text: str) -> tuple[str, ...]:
-    """Return the http(s) URLs in ``text``, in order, without repeats."""
-    seen: dict[str, None] = {}
-    for match in URL.finditer(text):
-        url = trim_url(match.group(0))
-        if len(url) > len("https://"):
-            seen.setdefault(url, None)
-    return tuple(seen)
 
 
 def first_sentence(text: str, limit: int = 240) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from papercat.catalog import make_catalog
 from papercat.listing import parse_listing
+from papercat.model import Link, TopicMatch
+from papercat.overrides import Override
 from papercat.text import paper_id
 from tests.conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C
 
@@ -69,7 +71,7 @@ def test_every_paper_has_a_title_topics_and_its_links():
     catalog, _ = catalog_of(f"ICML 2025 Papers\n\n{text}\n")
     paper = catalog.papers[0]
     assert paper.title and len(paper.title) <= 100
-    assert paper.links == ("https://github.com/x/guard",)
+    assert paper.links == (Link("https://github.com/x/guard", "code", "Code"),)
     assert paper.topic_slugs == ("other",)  # no taxonomy given
     assert [t.slug for t in catalog.topics] == ["other"]
     assert catalog.by_topic["other"] == (paper,)
@@ -81,3 +83,36 @@ def test_two_abstracts_with_one_id_is_an_error(monkeypatch):
     assert [str(p) for p in problems] == [
         "listings/0.txt:5: two different abstracts have the id 000000000000; expected distinct ids "
         "(report this as a bug)"]
+
+
+def test_papers_yaml_gives_title_authors_year_links_and_topics():
+    text = f"{ABSTRACT_A} See https://github.com/x/guard."
+    pid = paper_id(text)
+    given = Override(title="GuardAgent: Safeguard LLM Agents", authors=("Zhen Xiang", "Bo Li"), year=2024,
+                     links=(("Paper", "https://arxiv.org/abs/2406.09187"),), topics=("graphs",))
+    listing_ = listing(f"ICML 2025 Papers\n\n{text}\n", "listings/0.txt")
+    catalog, _ = make_catalog([listing_], (), {pid: given})
+    paper = catalog.papers[0]
+    assert paper.title == "GuardAgent: Safeguard LLM Agents" and paper.title_given
+    assert paper.authors == ("Zhen Xiang", "Bo Li") and paper.year == 2024
+    assert [link.label for link in paper.links] == ["Paper", "Code"]
+    assert paper.topics == (TopicMatch("graphs", 0.0),)  # replaces "Other"
+
+
+def test_duplicate_derived_titles_are_made_distinct():
+    first = "We propose a new method for graph learning that improves accuracy on molecules and proteins."
+    second = "We propose a new method for graph learning that improves accuracy on citation networks."
+    catalog, _ = catalog_of(f"ICML 2025 Papers\n\n{first}\n\n{second}\n")
+    titles = [p.title for p in catalog.papers]
+    assert len(set(titles)) == 2
+
+
+def test_abstract_is_rendered_and_its_warnings_name_the_listing_line():
+    hostile = "We show <script>alert(1)</script> that $x^2$ and *this* hold for every graph we tried."
+    catalog, problems = catalog_of(f"ICML 2025 Papers\n\n{ABSTRACT_B}\n\n{hostile}\n")
+    paper = catalog.papers[1]
+    assert "<math" in paper.html and "<em>this</em>" in paper.html and "<script" not in paper.html
+    assert "*" not in paper.text and "$" not in paper.text
+    long = "We study " + "very " * 5000 + "long abstracts."
+    _, problems = catalog_of(f"ICML 2025 Papers\n\n{long}\n")
+    assert [p.line for p in problems] == [3] and problems[0].warning

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from html.parser import HTMLParser
 import json
 import os
 from pathlib import Path
@@ -119,3 +120,59 @@ def test_output_files_are_world_readable(small_content, tmp_path):
     build(Paths(content=small_content, out=tmp_path / "site"))
     for path in (tmp_path / "site").rglob("*"):
         assert os.stat(path).st_mode & 0o004, path
+
+
+HOSTILE = ("We propose <script>alert(1)</script> and <img src=x onerror=alert(2)> with "
+           "<a href=\"javascript:alert(3)\">a link</a>, $\\text{<img src=y onerror=alert(4)>}$, "
+           "$\\href{javascript:alert(5)}{x}$ and [click](javascript:alert(6)) plus data:text/html,evil here.")
+
+
+class _Tags(HTMLParser):
+    """Collects every start tag with its attributes, as a browser would parse them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, attrs))
+
+
+def test_hostile_abstract_never_reaches_a_page_as_markup(make_content, tmp_path):
+    content = make_content({"a.txt": f"ICML 2025 Papers\n\n{HOSTILE}\n\n{ABSTRACT_A}\n"})
+    build(Paths(content=content, out=tmp_path / "site"))
+    pages = sorted((tmp_path / "site").rglob("*.html"))
+    assert any("alert(1)" in p.read_text(encoding="utf-8") for p in pages)  # shown, as text
+    for page in pages:
+        parser = _Tags()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for tag, attrs in parser.tags:
+            assert tag not in {"img", "iframe", "object", "embed", "svg", "style"}, (page, tag)
+            if tag == "script":
+                assert [name for name, _ in attrs] == ["defer", "src"], page
+                assert dict(attrs)["src"].endswith("static/search.js"), page
+            for name, value in attrs:
+                assert not name.startswith("on"), (page, tag, name)
+                if name in {"href", "src", "action"}:
+                    assert not (value or "").strip().lower().startswith(("javascript:", "data:")), (page, value)
+
+
+def test_papers_yaml_warns_about_ids_that_match_no_paper(make_content, tmp_path):
+    content = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n"})
+    (content / "papers.yaml").write_text("papers:\n  0123456789ab:\n    title: Nothing\n", encoding="utf-8")
+    result = build(Paths(content=content, out=tmp_path / "site"))
+    assert [str(w).split("content/")[-1] for w in result.warnings] == [
+        "papers.yaml:2: warning: no paper has the id 0123456789ab; expected an id from papers.json"]
+
+
+def test_papers_yaml_title_and_authors_reach_the_page_with_a_citation(make_content, tmp_path):
+    from papercat.text import paper_id
+    content = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n"})
+    (content / "papers.yaml").write_text(
+        f"papers:\n  {paper_id(ABSTRACT_A)}:\n    title: 'GuardAgent: Safeguard LLM Agents'\n"
+        "    authors: [Zhen Xiang, Bo Li]\n", encoding="utf-8")
+    build(Paths(content=content, out=tmp_path / "site"))
+    page = (tmp_path / "site" / "papers" / f"{paper_id(ABSTRACT_A)}.html").read_text(encoding="utf-8")
+    assert "<h1>GuardAgent: Safeguard LLM Agents</h1>" in page
+    assert "Zhen Xiang, Bo Li" in page and "@inproceedings{xiang2025guardagent," in page
+    assert "The title was derived" not in page

@@ -1,0 +1,219 @@
+"""Keyphrase extraction: the phrase rules, corpus scoring, determinism and the bundled papers."""
+
+from __future__ import annotations
+
+import random
+import re
+from itertools import accumulate
+
+import pytest
+
+from papercat.catalog import make_catalog
+from papercat.enrich.keyphrases import extract_keyphrases, fold_plural, term_runs
+from papercat.pipeline import read_content
+from papercat.search import plain_text
+from tests.conftest import BUNDLED
+
+# Words no keyphrase may start or end with, listed here independently of the module's own lists.
+FUNCTION_WORDS = {"a", "an", "the", "of", "for", "to", "in", "on", "with", "by", "via", "from", "and", "or",
+                  "we", "our", "this", "that", "these", "is", "are", "be", "as", "at", "its", "their"}
+FILLER = {"this paper", "experimental results", "state-of-the-art methods", "extensive experiments",
+          "large language models", "large language model", "language model", "proposed method",
+          "existing methods", "our approach", "performance", "method", "model", "results", "paper"}
+
+
+@pytest.fixture(scope="module")
+def bundled() -> list[tuple[str, str]]:
+    content, _ = read_content(BUNDLED)
+    catalog, _ = make_catalog(list(content.listings), content.taxonomy)
+    return [(paper.title, plain_text(paper.abstract)) for paper in catalog.papers]
+
+
+@pytest.fixture(scope="module")
+def bundled_phrases(bundled) -> list[tuple[str, ...]]:
+    return extract_keyphrases(bundled)
+
+
+def paper(docs: list[tuple[str, str]], words: str) -> int:
+    """Return the position of the one paper whose abstract contains ``words``."""
+    found = [i for i, (_, abstract) in enumerate(docs) if words in abstract]
+    assert len(found) == 1, (words, found)
+    return found[0]
+
+
+def filler_catalog(n: int = 40, seed: int = 7) -> list[tuple[str, str]]:
+    """Return abstracts of common research words, so a test's own phrases stand out against them."""
+    rng = random.Random(seed)
+    words = ["model", "data", "method", "training", "results", "performance", "learning", "task", "network",
+             "approach", "benchmark", "accuracy", "evaluation", "framework", "analysis", "dataset",
+             "experiments", "baseline", "inference"]
+    return [("", ". ".join(" ".join(rng.choices(words, k=9)).capitalize() for _ in range(5)) + ".")
+            for _ in range(n)]
+
+
+# --- the rules every keyphrase follows --------------------------------------------------------------------
+
+
+def test_every_bundled_paper_gets_five_to_eight(bundled_phrases):
+    assert all(5 <= len(phrases) <= 8 for phrases in bundled_phrases), [
+        (i, p) for i, p in enumerate(bundled_phrases) if not 5 <= len(p) <= 8]
+
+
+def test_one_to_three_words_without_function_words_at_either_end(bundled_phrases):
+    for phrases in bundled_phrases:
+        for phrase in phrases:
+            words = phrase.split()
+            assert 1 <= len(words) <= 3, phrase
+            assert words[0].lower() not in FUNCTION_WORDS and words[-1].lower() not in FUNCTION_WORDS, phrase
+
+
+def test_lowercase_but_for_names_written_so_in_the_paper(bundled, bundled_phrases):
+    for (title, abstract), phrases in zip(bundled, bundled_phrases):
+        text = f"{title} {abstract}"
+        for word in " ".join(phrases).split():
+            if not word.islower():  # "GuardAgent", "MoE", "RLHF", "Bayesian": as the paper writes it
+                assert re.search(r"(?<![\w-])" + re.escape(word), text), (word, title)
+
+
+def test_no_generic_filler_and_no_repeats(bundled_phrases):
+    for phrases in bundled_phrases:
+        assert not FILLER & {p.lower() for p in phrases}, phrases
+        assert len(set(phrases)) == len(phrases)
+
+
+def test_no_phrase_inside_a_better_one_unless_it_stands_alone(bundled, bundled_phrases):
+    # "feedback" is not listed next to "ordinal feedback" when the paper's feedback is mostly ordinal.
+    i = paper(bundled, "under ordinal feedback")
+    assert "feedback" not in bundled_phrases[i]
+
+
+# --- scoring -------------------------------------------------------------------------------------------
+
+
+def test_plural_and_singular_are_one_phrase_written_singular():
+    docs = filler_catalog() + [("", ("Reward models score answers. We train reward models on ordinal labels. "
+                                    "A reward model trained so generalizes."))]
+    phrases = extract_keyphrases(docs)[-1]
+    assert "reward model" in phrases
+    assert "reward models" not in phrases
+
+
+@pytest.mark.parametrize("plural, singular", [
+    ("strategies", "strategy"), ("analyses", "analysis"), ("approaches", "approach"), ("biases", "bias"),
+    ("processes", "process"), ("dynamics", "dynamics"), ("bias", "bias"),
+    ("mixture-of-experts", "mixture-of-experts"),
+    ("heads", "head"), ("matrices", "matrix"), ("caches", "cache"), ("llms", "llm"), ("gas", "gas"),
+])
+def test_fold_plural(plural, singular):
+    assert fold_plural(plural) == singular
+
+
+def test_a_title_phrase_outranks_an_equal_phrase_of_the_abstract_only():
+    abstract = ("We study quantum annealing schedules and photonic lattice codes. "
+                "Quantum annealing schedules matter. Photonic lattice codes matter.")
+    with_title = extract_keyphrases(filler_catalog() + [("Photonic lattice codes", abstract)])[-1]
+    without = extract_keyphrases(filler_catalog() + [("", abstract)])[-1]
+    assert with_title.index("photonic lattice code") < with_title.index("quantum annealing schedule")
+    # Without the title the two tie, and ties go in alphabetical order.
+    assert without.index("quantum annealing schedule") < without.index("photonic lattice code")
+
+
+def test_a_phrase_every_paper_uses_ranks_below_a_rare_one():
+    docs = [("", f"Graph transformers help. Topic {i} matters here.") for i in range(30)]
+    docs.append(("", ("Graph transformers help. Graph transformers and persistent homology filtrations help. "
+                     "Persistent homology filtrations win.")))
+    phrases = extract_keyphrases(docs)[-1]
+    assert phrases[0] == "persistent homology filtration"
+
+
+def test_an_acronym_counts_for_its_spelling():
+    abstract = ("We learn a reward model (RM) from ordinal labels. The RM is calibrated. "
+                "RMs trained this way transfer, and the RM helps.")
+    docs = [*filler_catalog(), ("", abstract)]
+    assert extract_keyphrases(docs)[-1][0] == "reward model"
+
+
+def test_deterministic_and_independent_of_catalog_order(bundled, bundled_phrases):
+    assert extract_keyphrases(bundled) == bundled_phrases
+    order = list(range(len(bundled)))
+    random.Random(3).shuffle(order)
+    shuffled = extract_keyphrases([bundled[i] for i in order])
+    assert [shuffled[order.index(i)] for i in range(len(bundled))] == bundled_phrases
+
+
+def test_k_min_and_k_max(bundled):
+    for phrases in extract_keyphrases(bundled[:10], k_min=2, k_max=3):
+        assert 2 <= len(phrases) <= 3
+
+
+def test_edge_cases():
+    assert extract_keyphrases([]) == []
+    assert extract_keyphrases([("", "")]) == [()]
+    assert extract_keyphrases([("", "The of and.")]) == [()]
+    one = extract_keyphrases([("Sparse autoencoders", "Sparse autoencoders find monosemantic features.")])
+    assert one == [("sparse autoencoder", "monosemantic feature")]
+
+
+def test_hostile_text_does_not_break_it():
+    docs = [("", "x" * 5000),
+            ("", "(((( )))) —— -- 'quoted' \"x\" 1e-5 10^{-3} p<0.05 naïve İstanbul ΟΔΟΣ"),
+            ("A (B) C", "Ü (Ü) (LLMs) (a) (ABC) (Just Run Twice) e.g. i.e. vs. al."),
+            ("", "a\u00a0b c\u200bd")]
+    assert len(extract_keyphrases(docs)) == len(docs)
+
+
+def test_term_runs_fold_plurals_and_keep_names():
+    assert term_runs("Reward models (RMs) for GuardAgent; in-context learning.") == [
+        [("reward", "reward"), ("model", "model")], [("rm", "RM")], [("guardagent", "GuardAgent")],
+        [("incontext", "in-context"), ("learning", "learning")]]
+
+
+# --- the bundled papers, read as a researcher would ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("words, expected", [
+    ("under ordinal feedback", {"ordinal feedback", "reward model"}),
+    ("we propose GuardAgent", {"GuardAgent", "guardrail agent"}),
+    ("Length generalization is the ability", {"length generalization", "length complexity"}),
+    ("knowledge conflicts when parametric memory", {"JuICE", "knowledge conflict", "attention head"}),
+    ("Activation sparsity can reduce", {"LaRoSA", "activation sparsification"}),
+    ("Simulating Ideal Editor", {"SimIE", "lifelong model editing", "Moore-Penrose inverse"}),
+    ("vulnerable to data poisoning", {"data poisoning", "PoisonBench", "preference learning"}),
+    ("we propose MoEQuant", {"MoEQuant", "quantization", "post-training quantization"}),
+    ("Dynamic Layerwise Pruning (DLP)", {"dynamic layerwise pruning"}),
+    ("Multi-Agent Debate (MAD)", {"multi-agent debate", "DReaMAD"}),
+    ("Conservative Contextual Bandits (CCBs)", {"conservative contextual bandit", "C-SquareCB", "regret"}),
+    ("Benchmark Data Contamination (BDC)", {"benchmark data contamination", "contamination resistance"}),
+    ("preference optimization (VPO)", {"value-incentivized preference optimization", "RLHF"}),
+    ("first-order Markov chains", {"Markov chain", "induction head"}),
+    ("spurious forgetting", {"spurious forgetting", "task alignment", "continual learning"}),
+    ("false refusal", {"false refusal"}),
+])
+def test_bundled_papers_have_the_phrases_a_reader_expects(bundled, bundled_phrases, words, expected):
+    phrases = bundled_phrases[paper(bundled, words)]
+    assert expected <= set(phrases), phrases
+
+
+def test_bundled_papers_keep_their_coined_names_first_or_near(bundled, bundled_phrases):
+    for words, name in [("we propose GuardAgent", "GuardAgent"), ("we propose MoEQuant", "MoEQuant"),
+                        ("we propose RWKVQuant", "RWKVQuant"), ("we propose AdaDecode", "AdaDecode")]:
+        assert name in bundled_phrases[paper(bundled, words)][:4]
+
+
+def test_a_name_spelt_out_is_not_cut_into_pieces(bundled, bundled_phrases):
+    # "LaRoSA (Layerwise Rotated Sparse Activation)": "rotated sparse activation" is the name, not a phrase.
+    phrases = bundled_phrases[paper(bundled, "Activation sparsity can reduce")]
+    assert not {"rotated sparse activation", "layerwise rotated sparse", "rotated sparse"} & set(phrases)
+    phrases = bundled_phrases[paper(bundled, "Berkeley Function Calling Leaderboard (BFCL)")]
+    assert "BFCL" in phrases
+    assert not {"berkeley", "leaderboard", "function calling leaderboard"} & set(phrases)
+
+
+def test_a_catalog_of_several_thousand_papers():
+    rng = random.Random(11)
+    vocabulary = [f"w{i}" for i in range(3000)]
+    cumulative = list(accumulate(1 / (rank + 3) ** 1.2 for rank in range(len(vocabulary))))
+    sentence = lambda: " ".join(rng.choices(vocabulary, cum_weights=cumulative, k=15))
+    docs = [("", ". ".join(sentence() for _ in range(6)) + ".") for _ in range(2000)]
+    phrases = extract_keyphrases(docs)
+    assert len(phrases) == len(docs) and all(len(p) <= 8 for p in phrases)

@@ -1,0 +1,196 @@
+"""Related papers: TF-IDF cosine neighbours, their scores, the shared terms and the bundled catalog."""
+
+from __future__ import annotations
+
+import random
+from itertools import accumulate
+
+import pytest
+
+from papercat.catalog import make_catalog
+from papercat.enrich.keyphrases import extract_keyphrases, term_runs
+from papercat.enrich.related import DECIMALS, MAX_SHARED, Related, related_papers
+from papercat.pipeline import read_content
+from papercat.search import plain_text
+from tests.conftest import BUNDLED
+
+
+@pytest.fixture(scope="module")
+def bundled() -> list[tuple[str, str]]:
+    content, _ = read_content(BUNDLED)
+    catalog, _ = make_catalog(list(content.listings), content.taxonomy)
+    return [(paper.title, plain_text(paper.abstract)) for paper in catalog.papers]
+
+
+@pytest.fixture(scope="module")
+def bundled_keyphrases(bundled) -> list[tuple[str, ...]]:
+    return extract_keyphrases(bundled)
+
+
+@pytest.fixture(scope="module")
+def bundled_related(bundled, bundled_keyphrases) -> list[tuple[Related, ...]]:
+    return related_papers(bundled, bundled_keyphrases)
+
+
+def paper(docs: list[tuple[str, str]], words: str) -> int:
+    """Return the position of the one paper whose abstract contains ``words``."""
+    found = [i for i, (_, abstract) in enumerate(docs) if words in abstract]
+    assert len(found) == 1, (words, found)
+    return found[0]
+
+
+def keys(text: str) -> set[str]:
+    """Return the word keys of a text: lowercase, singular, hyphens dropped."""
+    return {key for run in term_runs(text) for key, _ in run}
+
+
+def synthetic(n: int, seed: int = 5) -> list[tuple[str, str]]:
+    """Return n abstracts of words drawn by Zipf's law: a few common words, a long tail of rare ones."""
+    rng = random.Random(seed)
+    vocabulary = [f"term{i}" for i in range(20_000)]
+    cumulative = list(accumulate(1 / (rank + 3) ** 1.1 for rank in range(len(vocabulary))))
+    sentence = lambda: " ".join(rng.choices(vocabulary, cum_weights=cumulative, k=14))
+    return [("", ". ".join(sentence() for _ in range(7)) + ".") for _ in range(n)]
+
+
+def check_invariants(related: list[tuple[Related, ...]], n: int, k: int) -> None:
+    """Assert what holds for any catalog: bounds, order, no self, symmetric scores."""
+    assert len(related) == n
+    scores = {}
+    for i, found in enumerate(related):
+        assert len(found) <= k
+        assert all(r.index != i and 0 <= r.index < n for r in found)
+        assert len({r.index for r in found}) == len(found)
+        assert all(0 < r.score <= 1 and r.score == round(r.score, DECIMALS) for r in found)
+        assert [(-r.score, r.index) for r in found] == sorted((-r.score, r.index) for r in found)
+        assert all(len(r.shared) <= MAX_SHARED for r in found)
+        scores.update({(i, r.index): r.score for r in found})
+    for (a, b), score in scores.items():
+        if (b, a) in scores:
+            assert scores[(b, a)] == score, (a, b)
+
+
+# --- invariants ----------------------------------------------------------------------------------------
+
+
+def test_bundled_invariants(bundled, bundled_related):
+    check_invariants(bundled_related, len(bundled), 5)
+    assert all(len(found) == 5 for found in bundled_related)  # 57 papers on machine learning all share words
+
+
+def test_a_best_match_lists_back_or_has_k_better_ones(bundled_related):
+    # If B is A's best match with score s, B lists A, or B has k matches all scoring at least s.
+    for a, found in enumerate(bundled_related):
+        best = found[0]
+        back = bundled_related[best.index]
+        assert any(r.index == a for r in back) or all(r.score >= best.score for r in back)
+
+
+def test_deterministic(bundled, bundled_keyphrases, bundled_related):
+    assert related_papers(bundled, bundled_keyphrases) == bundled_related
+
+
+def test_k(bundled, bundled_keyphrases, bundled_related):
+    three = related_papers(bundled, bundled_keyphrases, k=3)
+    assert three == [found[:3] for found in bundled_related]
+    assert related_papers(bundled, bundled_keyphrases, k=0) == [()] * len(bundled)
+    every = related_papers(bundled, bundled_keyphrases, k=99)  # all the papers sharing a term, at most
+    assert max(map(len, every)) == len(bundled) - 1 and all(len(found) < len(bundled) for found in every)
+    assert [found[:5] for found in every] == bundled_related
+
+
+def test_shared_terms_occur_in_both_papers(bundled, bundled_related):
+    for a, found in enumerate(bundled_related):
+        for r in found:
+            for term in r.shared:
+                words = keys(term)
+                assert words and words <= keys(" ".join(bundled[a])) & keys(" ".join(bundled[r.index])), term
+
+
+def test_shared_terms_are_telling_and_not_repeated(bundled_related):
+    for found in bundled_related:
+        for r in found:
+            assert len(set(r.shared)) == len(r.shared)
+            assert not {"method", "model", "paper", "results", "performance", "layer"} & set(r.shared)
+
+
+# --- the bundled papers, read as a researcher would ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("one, other", [
+    ("Model editing addresses this challenge", "Simulating Ideal Editor"),  # RLEdit and SimIE
+    ("hypernetwork-based lifelong editing", "We develop Concept-ROT"),  # model editing for trojans
+    ("value-incentivized preference optimization (VPO)", "how memorization is affected by"),  # RLHF
+    ("we propose MoEQuant", "we propose RWKVQuant"),  # post-training quantization
+    ("Activation sparsity can reduce", "Dynamic Layerwise Pruning (DLP)"),  # sparsity and pruning
+    ("Iterative Vectors (IVs)", "URIAL, a method using only three"),  # in-context learning
+])
+def test_papers_on_one_subject_relate(bundled, bundled_related, one, other):
+    a, b = paper(bundled, one), paper(bundled, other)
+    assert b in [r.index for r in bundled_related[a][:3]]
+    assert a in [r.index for r in bundled_related[b][:3]]
+
+
+def test_the_link_is_explained_by_the_subject(bundled, bundled_related):
+    a, b = paper(bundled, "Model editing addresses this challenge"), paper(bundled, "Simulating Ideal Editor")
+    link = next(r for r in bundled_related[a] if r.index == b)
+    assert {"lifelong editing", "model editing"} <= set(link.shared)
+    a, b = paper(bundled, "we propose MoEQuant"), paper(bundled, "we propose RWKVQuant")
+    link = next(r for r in bundled_related[a] if r.index == b)
+    assert link.shared[0] == "quantization"
+
+
+# --- small and odd catalogs ---------------------------------------------------------------------------------
+
+
+def test_empty_one_and_two_papers():
+    assert related_papers([], []) == []
+    assert related_papers([("T", "Graph neural networks on molecules.")], [("graph neural network",)]) == [()]
+    docs = [("", "Graph neural networks predict molecular properties."),
+            ("", "Molecular properties from graph neural networks and message passing.")]
+    two = related_papers(docs, extract_keyphrases(docs))
+    assert [r.index for r in two[0]] == [1] and [r.index for r in two[1]] == [0]
+    assert two[0][0].score == two[1][0].score
+    assert "graph neural network" in two[0][0].shared
+
+
+def test_papers_sharing_nothing_get_fewer_than_k():
+    docs = [("", "Graph neural networks predict molecular properties."),
+            ("", "Molecular properties of graph neural networks."),
+            ("", "Reinforcement learning for robotic grasping.")]
+    found = related_papers(docs, [()] * 3)
+    assert [r.index for r in found[0]] == [1]
+    assert found[2] == ()
+
+
+def test_identical_abstracts_are_one_paper_twice_not_related():
+    abstract = "Sparse autoencoders find monosemantic features in transformer activations."
+    docs = [("A", abstract),
+            ("B", "  sparse AUTOENCODERS find monosemantic features in transformer activations. "),
+            ("C", "Monosemantic features from sparse autoencoders on language model activations.")]
+    found = related_papers(docs, [()] * 3)
+    assert [r.index for r in found[0]] == [2]
+    assert [r.index for r in found[1]] == [2]
+    assert sorted(r.index for r in found[2]) == [0, 1]
+
+
+def test_ties_go_to_the_lower_index():
+    docs = [("", "Quantum error correction codes."), ("", "Quantum error correction codes in hardware."),
+            ("", "Quantum error correction codes in hardware.")]  # 1 and 2 are copies: both tie for 0
+    found = related_papers(docs, [()] * 3)
+    assert [r.index for r in found[0]] == [1, 2]
+    assert found[0][0].score == found[0][1].score
+
+
+def test_keyphrases_may_be_missing_or_spelt_as_acronyms():
+    docs = [("", "We learn a reward model (RM) from ordinal feedback; the RM is calibrated."),
+            ("", "Reward models trained on preferences; our reward model is robust.")]
+    found = related_papers(docs, [("reward model", "ordinal feedback"), ()])
+    assert found[0][0].index == 1 and found[0][0].shared[0] == "reward model"
+
+
+def test_a_synthetic_catalog_of_three_thousand_papers():
+    docs = synthetic(3000)
+    found = related_papers(docs, [()] * len(docs))
+    check_invariants(found, len(docs), 5)
+    assert sum(map(len, found)) > 0.9 * 5 * len(docs)
