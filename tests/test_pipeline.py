@@ -176,3 +176,13 @@ def test_papers_yaml_title_and_authors_reach_the_page_with_a_citation(make_conte
     assert "<h1>GuardAgent: Safeguard LLM Agents</h1>" in page
     assert "Zhen Xiang, Bo Li" in page and "@inproceedings{xiang2025guardagent," in page
     assert "The title was derived" not in page
+
+
+def test_a_paper_in_two_venues_has_one_page_saying_also_in(make_content, tmp_path):
+    from papercat.text import paper_id
+    content = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n",
+                            "b.txt": f"ICLR 2025 Papers\n\n{ABSTRACT_A}\n"})
+    build(Paths(content=content, out=tmp_path / "site"))
+    assert [p.name for p in (tmp_path / "site" / "papers").iterdir()] == [f"{paper_id(ABSTRACT_A)}.html"]
+    page = (tmp_path / "site" / "papers" / f"{paper_id(ABSTRACT_A)}.html").read_text(encoding="utf-8")
+    assert 'also in: <a href="../venues/iclr-2025.html">ICLR 2025</a>' in page
