@@ -39,7 +39,9 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     keyphrases = extract_keyphrases(docs)
     related = related_papers(docs, keyphrases)
     papers = [
-        _paper(m, r, title, phrases, tuple(RelatedPaper(merged[x.index].id, x.score, x.shared) for x in near),
+        # A link that no shared term explains reads as noise, so it is left out.
+        _paper(m, r, title, phrases,
+               tuple(RelatedPaper(merged[x.index].id, x.score, x.shared) for x in near if x.shared),
                venues, taxonomy, overrides.get(m.id))
         for m, r, title, phrases, near in zip(merged, rendered, titles, keyphrases, related)
     ]

@@ -186,3 +186,13 @@ def test_a_paper_in_two_venues_has_one_page_saying_also_in(make_content, tmp_pat
     assert [p.name for p in (tmp_path / "site" / "papers").iterdir()] == [f"{paper_id(ABSTRACT_A)}.html"]
     page = (tmp_path / "site" / "papers" / f"{paper_id(ABSTRACT_A)}.html").read_text(encoding="utf-8")
     assert 'also in: <a href="../venues/iclr-2025.html">ICLR 2025</a>' in page
+
+
+def test_related_papers_are_explained_by_shared_terms_and_lead_to_real_pages(tmp_path):
+    result = build(Paths(content=BUNDLED, out=tmp_path / "site"))
+    ids = {p.id for p in result.catalog.papers}
+    assert sum(len(p.related) for p in result.catalog.papers) >= 57 * 3
+    for paper in result.catalog.papers:
+        assert len(paper.related) <= 5 and 5 <= len(paper.keyphrases) <= 8
+        for link in paper.related:
+            assert link.shared and link.id in ids and link.id != paper.id

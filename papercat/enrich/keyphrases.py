@@ -66,23 +66,25 @@ _VERBS = ["propose", "show", "demonstrate", "achieve", "outperform", "improve", 
           "emphasize", "indicate", "imply", "confirm", "reinforce", "interpret", "simulate", "approach",
           "introduce", "tailor", "receive", "inflate", "undermine", "sacrifice", "threaten", "emulate",
           "delve", "reframe", "inform", "benefit", "strengthen", "repeat", "satisfy", "disrupt", "abstract",
-          "expand", "acquire", "diverge", "interact", "drive", "align", "emit", "overlook", "discard", "lose"]
+          "expand", "acquire", "diverge", "interact", "drive", "align", "emit", "overlook", "discard", "lose",
+          "invoke", "bypass", "follow"]
 # Verbs whose -ing form names a thing ("learning", "steering vector"): only their other forms stop.
 _VERBS_NOUN_ING = ["learn", "reason", "merge", "steer", "insert", "defend", "train", "encode", "decode",
                    "gain"]
 _IRREGULAR = ["shown", "found", "made", "led", "given", "taken", "seen", "known", "held", "brought", "became",
               "done", "gone", "begun", "chosen", "drawn", "grown", "proven", "arisen", "risen", "lain",
               "kept", "put", "let", "thought", "felt", "meant", "sought", "understood", "undertaken", "fed",
-              "shed", "spent", "built", "sent", "lost", "learnt", "based", "tailored", "designed", "aimed",
-              "driven", "focused", "oriented", "specified", "termed", "dubbed", "called", "named", "prompted",
-              "trained", "tested", "compared"]
+              "shed", "spent", "built", "sent", "lost", "balances", "learnt", "based", "tailored", "designed",
+              "aimed", "driven", "focused", "oriented", "specified", "termed", "dubbed", "called", "named",
+              "prompted", "trained", "tested", "compared"]
 # Words that make a phrase vaguer, not more specific: "novel", "existing", "state-of-the-art".
-_WEAK = ["novel", "new", "existing", "previous", "prior", "current", "recent", "recently", "key", "crucial",
-         "critical", "important", "main", "primary", "major", "simple", "simply", "effective", "effectively",
-         "robust", "strong", "stronger", "strongest", "weak", "general", "generally", "overall", "specific",
-         "certain", "particular", "particularly", "potential", "wide", "widely", "large", "larger", "largest",
-         "small", "smaller", "smallest", "high", "higher", "highest", "low", "lower", "lowest", "good",
-         "better", "best", "great", "greater", "significant", "significantly", "substantial", "considerable",
+_WEAK = ["novel", "new", "existing", "rapid", "tremendous", "intense", "growing", "increasing",
+         "unprecedented", "previous", "prior", "current", "recent", "recently", "key", "crucial", "critical",
+         "important", "main", "primary", "major", "simple", "simply", "effective", "effectively", "robust",
+         "strong", "stronger", "strongest", "weak", "general", "generally", "overall", "specific", "certain",
+         "particular", "particularly", "potential", "wide", "widely", "large", "larger", "largest", "small",
+         "smaller", "smallest", "high", "higher", "highest", "low", "lower", "lowest", "good", "better",
+         "best", "great", "greater", "significant", "significantly", "substantial", "considerable",
          "extensive", "comprehensive", "thorough", "systematic", "superior", "consistent", "remarkable",
          "impressive", "promising", "popular", "common", "commonly", "standard", "traditional",
          "conventional", "typical", "typically", "various", "different", "diverse", "many", "additional",
@@ -139,7 +141,7 @@ _BLAND = frozenset(["parameter", "layer", "token", "feature", "loss", "objective
                     "matrix", "theory", "surface", "shape", "line", "neural", "trust", "demand",
                     "proliferation", "advancement", "trajectory", "capacity", "behavior", "consistency",
                     "calibration", "change", "code", "run", "pass", "execution", "wisdom", "gap", "window",
-                    "tuning", "matching"])
+                    "tuning", "matching", "limit"])
 # Adjectives: a keyphrase does not end in one ("linear recurrent", "discriminative").
 _ADJECTIVES = frozenset("""recurrent sparse dense linear nonlinear implicit explicit online offline parametric
 generative contrastive latent convex stochastic visual textual local global multimodal multilingual sequential
