@@ -55,3 +55,14 @@ def small_content(make_content):
         "a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n\n{ABSTRACT_B}\n",
         "b.txt": f"ICLR 2025 Papers\n\n{ABSTRACT_C}\n",
     })
+
+
+@pytest.fixture(scope="session")
+def bundled() -> list[tuple[str, str]]:
+    """The bundled papers as (title, plain abstract): what the build gives keyphrases and related papers."""
+    from papercat.catalog import make_catalog
+    from papercat.pipeline import read_content
+
+    content, _ = read_content(BUNDLED)
+    catalog, _ = make_catalog(list(content.listings), content.taxonomy)
+    return [(paper.title, paper.text) for paper in catalog.papers]

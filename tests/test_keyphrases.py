@@ -8,10 +8,7 @@ from itertools import accumulate
 
 import pytest
 
-from papercat.catalog import make_catalog
 from papercat.enrich.keyphrases import extract_keyphrases, fold_plural, term_runs
-from papercat.pipeline import read_content
-from tests.conftest import BUNDLED
 
 # Words no keyphrase may start or end with, listed here independently of the module's own lists.
 FUNCTION_WORDS = {"a", "an", "the", "of", "for", "to", "in", "on", "with", "by", "via", "from", "and", "or",
@@ -19,13 +16,6 @@ FUNCTION_WORDS = {"a", "an", "the", "of", "for", "to", "in", "on", "with", "by",
 FILLER = {"this paper", "experimental results", "state-of-the-art methods", "extensive experiments",
           "large language models", "large language model", "language model", "proposed method",
           "existing methods", "our approach", "performance", "method", "model", "results", "paper"}
-
-
-@pytest.fixture(scope="module")
-def bundled() -> list[tuple[str, str]]:
-    content, _ = read_content(BUNDLED)
-    catalog, _ = make_catalog(list(content.listings), content.taxonomy)
-    return [(paper.title, paper.text) for paper in catalog.papers]  # what the build passes in
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,8 @@ from itertools import accumulate
 
 import pytest
 
-from papercat.catalog import make_catalog
 from papercat.enrich.keyphrases import extract_keyphrases, term_runs
 from papercat.enrich.related import DECIMALS, MAX_SHARED, Related, related_papers
-from papercat.pipeline import read_content
-from tests.conftest import BUNDLED
-
-
-@pytest.fixture(scope="module")
-def bundled() -> list[tuple[str, str]]:
-    content, _ = read_content(BUNDLED)
-    catalog, _ = make_catalog(list(content.listings), content.taxonomy)
-    return [(paper.title, paper.text) for paper in catalog.papers]  # what the build passes in
 
 
 @pytest.fixture(scope="module")
