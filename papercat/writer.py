@@ -1,10 +1,12 @@
-"""Write the site atomically: everything goes into a fresh folder that then replaces the old one."""
+"""Write the site: only files whose bytes changed, each replaced atomically; stale files removed."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CatalogError
@@ -43,31 +45,114 @@ def check_output_folder(out_dir: Path) -> None:
                            "expected an empty folder or an earlier papercat site. Choose another --out")
 
 
-def write_site(files: OutputFiles, out_dir: Path) -> None:
-    """Write ``files`` into a temporary sibling of ``out_dir``, then swap it into place."""
+@dataclass(frozen=True)
+class WriteReport:
+    """What a write changed: the paths written, how many were left alone, the paths removed."""
+
+    written: tuple[str, ...]
+    unchanged: int
+    removed: tuple[str, ...]
+
+
+def write_site(files: OutputFiles, out_dir: Path) -> WriteReport:
+    """Bring ``out_dir`` to exactly ``files``, touching only what differs.
+
+    A new folder is written beside ``out_dir`` and renamed into place. An earlier site keeps every
+    file whose bytes are the same (so its mtime, and a deploy's diff, stay as they were); changed
+    files are written beside it first and then renamed over the old ones, so a reader never sees a
+    half-written file, and files no longer in the site are removed.
+    """
     check_output_folder(out_dir)
     parent = out_dir.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=parent))
+    if not out_dir.exists():
+        staging = _stage(files.files, parent, out_dir.name, marker=True)
+        os.rename(staging, out_dir)
+        return WriteReport(tuple(sorted(files.files)), 0, ())
+    changed = {rel: data for rel, data in files.files.items() if not _holds(out_dir / rel, data)}
+    removed = sorted(rel for rel in _existing(out_dir) if rel not in files.files)
+    staging = _stage(changed, parent, out_dir.name, marker=False) if changed else None
     try:
-        for rel, data in sorted(files.files.items()):
+        for rel in removed:  # first, so that a folder may become a file and a file a folder
+            (out_dir / rel).unlink()
+        _prune_empty_folders(out_dir, removed)
+        for rel in sorted(changed):
+            _replace(staging / rel, out_dir / rel, out_dir)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    _fix_modes(out_dir, files.files)
+    return WriteReport(tuple(sorted(changed)), len(files.files) - len(changed), tuple(removed))
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Return whether ``path`` is a file with exactly ``data`` in it (sizes first: most differ there)."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _existing(out_dir: Path) -> list[str]:
+    """Return the site-relative paths of every file in an earlier site, but the marker."""
+    found = []
+    for folder, _, names in os.walk(out_dir):
+        for name in names:
+            rel = Path(folder, name).relative_to(out_dir).as_posix()
+            if rel != MARKER:
+                found.append(rel)
+    return found
+
+
+def _stage(files: dict[str, bytes], parent: Path, name: str, marker: bool) -> Path:
+    """Write ``files`` into a new hidden folder in ``parent``, world-readable; return the folder."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}.new-", dir=parent))
+    try:
+        for rel, data in sorted(files.items()):
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        (staging / MARKER).write_bytes(b"")
+        if marker:
+            (staging / MARKER).write_bytes(b"")
         for folder, dirs, names in os.walk(staging):
-            for name in dirs:
-                os.chmod(os.path.join(folder, name), 0o755)
-            for name in names:
-                os.chmod(os.path.join(folder, name), 0o644)
+            for name_ in dirs:
+                os.chmod(os.path.join(folder, name_), 0o755)
+            for name_ in names:
+                os.chmod(os.path.join(folder, name_), 0o644)
         os.chmod(staging, 0o755)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    old = None
-    if out_dir.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=parent))
-        os.rename(out_dir, old / "site")
-    os.rename(staging, out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    return staging
+
+
+def _replace(source: Path, target: Path, out_dir: Path) -> None:
+    """Rename ``source`` over ``target``, making its folders (and removing a file or folder in the way)."""
+    for folder in reversed(target.relative_to(out_dir).parents[:-1]):
+        path = out_dir / folder
+        if path.exists() and not path.is_dir():
+            path.unlink()
+        if not path.exists():
+            path.mkdir(mode=0o755)
+    if target.is_dir():
+        shutil.rmtree(target)
+    os.replace(source, target)
+
+
+def _prune_empty_folders(out_dir: Path, removed: list[str]) -> None:
+    """Remove the folders that removing files left empty, deepest first."""
+    folders = {out_dir / parent for rel in removed for parent in Path(rel).parents[:-1]}
+    for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+
+
+def _fix_modes(out_dir: Path, files: dict[str, bytes]) -> None:
+    """Make every file of the site world-readable (a chmod leaves mtimes alone)."""
+    for rel in files:
+        path = out_dir / rel
+        if stat.S_IMODE(path.stat().st_mode) != 0o644:
+            os.chmod(path, 0o644)
+    for folder in {out_dir / p for rel in files for p in Path(rel).parents}:
+        if stat.S_IMODE(folder.stat().st_mode) != 0o755:
+            os.chmod(folder, 0o755)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+
 import pytest
 
 from papercat.errors import CatalogError
@@ -43,3 +46,69 @@ def test_an_empty_folder_may_be_used(tmp_path):
     files.add("index.html", b"x", "t")
     write_site(files, tmp_path / "out")
     assert (tmp_path / "out" / "index.html").read_bytes() == b"x"
+
+
+def _site(tmp_path, files: dict[str, bytes]):
+    out = OutputFiles()
+    for path, data in files.items():
+        out.add(path, data, "t")
+    return write_site(out, tmp_path / "site")
+
+
+def _mtimes(folder):
+    return {p.relative_to(folder).as_posix(): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def test_unchanged_files_are_not_rewritten(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"home", "papers/a.html": b"a", "papers/b.html": b"b"})
+    for file in site.rglob("*"):  # an old mtime, so a rewrite would show even on a coarse clock
+        os.utime(file, ns=(1_000_000_000, 1_000_000_000))
+    before = _mtimes(site)
+    report = _site(tmp_path, {"index.html": b"home 2", "papers/a.html": b"a", "papers/b.html": b"b"})
+    after = _mtimes(site)
+    assert {p for p in after if after[p] != before[p]} == {"index.html"}
+    assert (report.written, report.unchanged, report.removed) == (("index.html",), 2, ())
+    assert (site / "index.html").read_bytes() == b"home 2"
+
+
+def test_a_no_change_rewrite_touches_nothing(tmp_path):
+    site = tmp_path / "site"
+    files = {"index.html": b"home", "papers/a.html": b"a"}
+    _site(tmp_path, files)
+    for file in [*site.rglob("*"), site]:
+        os.utime(file, ns=(1_000_000_000, 1_000_000_000))
+    before = _mtimes(site)
+    report = _site(tmp_path, files)
+    assert _mtimes(site) == before
+    assert report.written == () and report.removed == ()
+    assert site.stat().st_mtime_ns == 1_000_000_000
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no staging folder left behind
+
+
+def test_files_that_disappeared_are_removed_with_their_empty_folders(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"home", "papers/a.html": b"a", "old/x/y.html": b"y"})
+    report = _site(tmp_path, {"index.html": b"home", "papers/b.html": b"b"})
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*")) == \
+        sorted([MARKER, "index.html", "papers", "papers/b.html"])
+    assert report.removed == ("old/x/y.html", "papers/a.html")
+
+
+def test_a_folder_may_become_a_file_and_back(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"a/b.html": b"1"})
+    _site(tmp_path, {"a": b"2"})
+    assert (site / "a").read_bytes() == b"2"
+    _site(tmp_path, {"a/b.html": b"3"})
+    assert (site / "a" / "b.html").read_bytes() == b"3"
+
+
+def test_rewritten_files_are_world_readable(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"1", "papers/a.html": b"a"})
+    (site / "papers" / "a.html").chmod(0o600)
+    _site(tmp_path, {"index.html": b"2", "papers/a.html": b"a", "feeds/new.xml": b"x"})
+    modes = {p.relative_to(site).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [site, *site.rglob("*")]}
+    assert modes == {".": 0o755, MARKER: 0o644, "index.html": 0o644, "papers": 0o755, "papers/a.html": 0o644,
+                     "feeds": 0o755, "feeds/new.xml": 0o644}
