@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .abstract import RenderedAbstract, render_abstract
-from .enrich.keyphrases import extract_keyphrases
-from .enrich.related import related_papers
+from .cache import Cache, digest, digest_of, paused_gc
+from .enrich import keyphrases, related
+from .enrich.related import Related
 from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
 from .errors import Problem
@@ -25,25 +27,36 @@ class _Merged:
     found: tuple[tuple[Source, str], ...]  # (where, venue slug), in reading order
 
 
+@paused_gc()
 def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
-                 overrides: dict[str, Override] | None = None) -> tuple[Catalog, list[Problem]]:
-    """Merge listings into papers (duplicates become one paper) and enrich them."""
+                 overrides: dict[str, Override] | None = None,
+                 cache: Cache | None = None) -> tuple[Catalog, list[Problem]]:
+    """Merge listings into papers (duplicates become one paper) and enrich them.
+
+    With a ``cache``, results computed by an earlier build from the same inputs are reused.
+    """
     merged, venues, venue_order, problems = merge_listings(listings)
     overrides = overrides or {}
-    rendered = [render_abstract(m.abstract) for m in merged]
+    cache = cache or Cache()
+    rendered = cache.stage("abstracts", RenderedAbstract).map(render_abstract, [m.abstract for m in merged],
+                                                              digest)
     for m, r in zip(merged, rendered):
         source = m.found[0][0]
         problems += [Problem(source.path, source.line, w, warning=True) for w in r.warnings]
-    titles = _titles(merged, overrides)
+    titles = _titles(merged, overrides, cache)
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
-    keyphrases = extract_keyphrases(docs)
-    related = related_papers(docs, keyphrases)
+    phrases = _keyphrases(docs, cache)
+    near = _related(docs, phrases, cache)
+    taxonomy_key = digest(repr(taxonomy))
+    matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
+                                              [f"{title} {r.text}" for title, r in zip(titles, rendered)],
+                                              lambda text: digest(taxonomy_key, text))
     papers = [
         # A link that no shared term explains reads as noise, so it is left out.
-        _paper(m, r, title, phrases,
-               tuple(RelatedPaper(merged[x.index].id, x.score, x.shared) for x in near if x.shared),
-               venues, taxonomy, overrides.get(m.id))
-        for m, r, title, phrases, near in zip(merged, rendered, titles, keyphrases, related)
+        _paper(m, r, title, own,
+               tuple(RelatedPaper(merged[x.index].id, x.score, x.shared) for x in found if x.shared),
+               venues, derived, overrides.get(m.id))
+        for m, r, title, own, found, derived in zip(merged, rendered, titles, phrases, near, matches)
     ]
     topics = (*taxonomy, OTHER)
     return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order), problems
@@ -83,16 +96,59 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
     return merged, venues, venue_order, problems
 
 
-def _titles(merged: list[_Merged], overrides: dict[str, Override]) -> list[str]:
+def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache) -> list[str]:
     """Return every paper's title: given in papers.yaml, else derived; no two alike."""
     given = {i for i, m in enumerate(merged) if m.id in overrides and overrides[m.id].title}
-    first = [overrides[m.id].title if i in given else derive_title(m.abstract) or f"Paper {m.id}"
+    derived = iter(cache.stage("titles", str).map(derive_title, [m.abstract for i, m in enumerate(merged)
+                                                                 if i not in given], digest))
+    first = [overrides[m.id].title if i in given else next(derived) or f"Paper {m.id}"
              for i, m in enumerate(merged)]  # an abstract of symbols has no words to make a title of
     return unique_titles(first, [m.abstract for m in merged], keep=given)
 
 
+def _keyphrases(docs: list[tuple[str, str]], cache: Cache) -> list[tuple[str, ...]]:
+    """Return every paper's keyphrases: each paper analysed alone (cached), then picked across the catalog."""
+    memo = cache.stage("keyphrases-catalog", list, single=True)
+    key = digest_of(_doc_parts("keyphrases", docs))
+    found = memo.get(key)
+    if found is None:
+        analyses = cache.stage("keyphrases", keyphrases.PaperPhrases).map(
+            lambda doc: keyphrases.analyse(*doc), docs, lambda doc: digest(*doc))
+        found = keyphrases.pick(analyses)
+        memo.put(key, found)
+        cache.stage("keyphrases", keyphrases.PaperPhrases).close()
+    return found
+
+
+def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]],
+             cache: Cache) -> list[tuple[Related, ...]]:
+    """Return every paper's related papers: each paper's terms counted alone (cached), then compared."""
+    memo = cache.stage("related-catalog", list, single=True)
+    key = digest_of(_doc_parts("related", docs, phrases))
+    found = memo.get(key)
+    if found is None:
+        terms = cache.stage("related", related.PaperTerms).map(lambda doc: related.terms(*doc), docs,
+                                                                 lambda doc: digest(*doc))
+        found = related.relate(docs, terms, phrases)
+        memo.put(key, found)
+        cache.stage("related", related.PaperTerms).close()
+    return found
+
+
+def _doc_parts(stage: str, docs: list[tuple[str, str]],
+               phrases: list[tuple[str, ...]] | None = None) -> Iterator[str]:
+    """Yield the parts of a catalog-wide cache key: every title and abstract, and each paper's keyphrases."""
+    yield f"{stage} {len(docs)}"
+    for n, (title, abstract) in enumerate(docs):
+        yield title
+        yield abstract
+        if phrases is not None:
+            yield str(len(phrases[n]))
+            yield from phrases[n]
+
+
 def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple[str, ...],
-           related: tuple[RelatedPaper, ...], venues: dict[str, Venue], taxonomy: tuple[Topic, ...],
+           related: tuple[RelatedPaper, ...], venues: dict[str, Venue], derived: tuple[TopicMatch, ...],
            override: Override | None) -> Paper:
     """Return the enriched paper for one distinct abstract."""
     override = override or Override()
@@ -104,7 +160,7 @@ def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple
         venues=venue_slugs,
         year=override.year or venues[venue_slugs[0]].year,
         sources=tuple(s for s, _ in m.found),
-        topics=_topics(f"{title} {rendered.text}", taxonomy, override.topics),
+        topics=_topics(derived, override.topics),
         links=tuple(Link(url, "given", label) for label, url in override.links) + rendered.links,
         html=rendered.html,
         text=rendered.text,
@@ -115,9 +171,8 @@ def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple
     )
 
 
-def _topics(text: str, taxonomy: tuple[Topic, ...], given: tuple[str, ...]) -> tuple[TopicMatch, ...]:
+def _topics(derived: tuple[TopicMatch, ...], given: tuple[str, ...]) -> tuple[TopicMatch, ...]:
     """Return the derived topics, then those papers.yaml adds (which replace "Other")."""
-    derived = assign_topics(text, taxonomy)
     if not given:
         return derived
     kept = tuple(t for t in derived if t.slug != OTHER.slug)

@@ -1,4 +1,4 @@
-"""The command line: build (the default) and check."""
+"""The command line: build (the default), check and serve."""
 
 from __future__ import annotations
 
@@ -6,8 +6,11 @@ from pathlib import Path
 
 import click
 
+from .cache import DEFAULT_FOLDER, default_cache
 from .errors import StrictWarnings
 from .pipeline import Paths, Result, build
+from .serve import serve
+from .urls import BASE_URL
 
 
 class DefaultGroup(click.Group):
@@ -25,6 +28,19 @@ content_option = click.option(
 strict_option = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 
 
+def _check_base_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not BASE_URL.match(value):
+        raise click.BadParameter(f'"{value}"; expected an http(s) URL with no query or fragment, '
+                                 'like "https://user.github.io/repo/"')
+    return value
+
+
+base_url_option = click.option(
+    "--base-url", callback=_check_base_url, metavar="URL",
+    help="Where the site will be published, e.g. https://user.github.io/repo/ (overrides base_url "
+         "in site.yaml). Sitemap, feeds, canonical links and 404.html use it.")
+
+
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="papercat")
 def main() -> None:
@@ -37,11 +53,18 @@ def main() -> None:
 @main.command("build")
 @content_option
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"),
-              show_default=True, help="Folder to write the site to (replaced atomically).")
+              show_default=True, help="Folder to write the site to (only changed files are rewritten).")
 @strict_option
-def build_command(content: Path, out: Path, strict: bool) -> None:
+@base_url_option
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help=f"Folder of the build cache, which makes rebuilds fast; safe to delete at any time. "
+                   f"[default: {DEFAULT_FOLDER} beside the content folder]")
+@click.option("--no-cache", is_flag=True, help="Build without reading or writing the cache.")
+def build_command(content: Path, out: Path, strict: bool, base_url: str | None, cache_dir: Path | None,
+                  no_cache: bool) -> None:
     """Read the content folder and write the site."""
-    _run(Paths(content=content, out=out), strict, write=True)
+    cache = None if no_cache else cache_dir or default_cache(content)
+    _run(Paths(content=content, out=out, cache=cache), strict, write=True, base_url=base_url)
 
 
 @main.command("check")
@@ -49,12 +72,30 @@ def build_command(content: Path, out: Path, strict: bool) -> None:
 @strict_option
 def check_command(content: Path, strict: bool) -> None:
     """Validate listings, config and templates; write nothing."""
-    _run(Paths(content=content, out=Path("site")), strict, write=False)
+    _run(Paths(content=content, out=Path("site"), cache=default_cache(content)), strict, write=False)
 
 
-def _run(paths: Paths, strict: bool, write: bool) -> None:
+@main.command("serve")
+@content_option
+@base_url_option
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1; 0 picks a free one.")
+@strict_option
+def serve_command(content: Path, base_url: str | None, port: int, strict: bool) -> None:
+    """Build, serve on 127.0.0.1 and rebuild on every change.
+
+    Serves the site under the path of the base URL (--base-url or base_url in site.yaml): a site for
+    https://user.github.io/repo/ is previewed at http://127.0.0.1:8000/repo/. Watches the content
+    folder, templates/ and static/; open pages reload after each rebuild. A failed rebuild is
+    reported and the last good site stays served. The preview is built in a temporary folder, never
+    in site/.
+    """
+    serve(Paths(content=content, out=Path("site"), cache=default_cache(content)), base_url, port, strict)
+
+
+def _run(paths: Paths, strict: bool, write: bool, base_url: str | None = None) -> None:
     try:
-        result = build(paths, strict=strict, write=write)
+        result = build(paths, strict=strict, write=write, base_url=base_url)
     except StrictWarnings as exc:
         for warning in exc.warnings:
             click.echo(warning, err=True)
@@ -67,7 +108,11 @@ def _summarise(result: Result, paths: Paths) -> None:
         click.echo(str(warning), err=True)
     catalog = result.catalog
     steps = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in result.steps.items())
-    action = f"wrote {result.files} files to {paths.out}" if result.wrote else "checked; wrote nothing"
+    action = "checked; wrote nothing"
+    if result.changes is not None:
+        changes = result.changes
+        action = (f"wrote {len(changes.written)} of {result.files} files to {paths.out} "
+                  f"({changes.unchanged} unchanged, {len(changes.removed)} removed)")
     click.echo(
         f"{len(catalog.papers)} papers, {len(catalog.venues)} venues, {len(catalog.topics)} topics, "
         f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}; "

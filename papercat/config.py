@@ -10,10 +10,15 @@ import yaml
 
 from .errors import Problem
 from .model import Topic
+from .urls import BASE_URL, normalise_base_url
 from .yamlcheck import YamlChecker, compose
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
+_PATTERNS = {
+    "language": (LANGUAGE, 'a language tag like "en" or "zh-CN"'),
+    "base_url": (BASE_URL, 'an http(s) URL with no query or fragment, like "https://user.github.io/repo/"'),
+}
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,9 @@ class SiteConfig:
     title: str = "Paper catalog"
     description: str = "Research papers, browsable by venue and topic."
     language: str = "en"
+    # Where the site is published, e.g. "https://user.github.io/repo/"; None for a local build.
+    # Sitemap, feeds, canonical and Open Graph URLs need it; --base-url overrides it.
+    base_url: str | None = None
 
 
 def load_site_config(path: Path, shown: str) -> tuple[SiteConfig, list[Problem]]:
@@ -40,9 +48,10 @@ def load_site_config(path: Path, shown: str) -> tuple[SiteConfig, list[Problem]]
         check.unknown_keys(found, allowed, "site.yaml")
         for name in allowed:
             if name in found:
-                pattern, example = (LANGUAGE, 'a language tag like "en" or "zh-CN"') if name == "language" \
-                    else (None, "")
+                pattern, example = _PATTERNS.get(name, (None, ""))
                 value = check.string(found[name][1], f'"{name}"', pattern, example)
+                if value is not None and name == "base_url":
+                    value = normalise_base_url(value)
                 if value is not None:
                     values[name] = value
     return SiteConfig(**values), check.problems

@@ -10,6 +10,7 @@ from markupsafe import Markup
 from . import urls
 from .bibtex import bibtex_entry
 from .config import SiteConfig
+from .history import News
 from .model import Catalog, Paper
 from .render import Page
 
@@ -25,14 +26,20 @@ def shared_context(catalog: Catalog, config: SiteConfig) -> dict[str, Any]:
     }
 
 
-def site_pages(catalog: Catalog) -> list[Page]:
+def site_pages(catalog: Catalog, news: News, base_url: str | None = None) -> list[Page]:
     """Return every HTML page of the site, in a fixed order."""
+    by_id = {p.id: p for p in catalog.papers}
+    venues = {v.slug: v for v in catalog.venues}
     pages = [
         Page(urls.HOME, "home.html", {"venues": catalog.venues, "topics": catalog.topics,
                                       "by_venue": catalog.by_venue, "by_topic": catalog.by_topic}),
         Page(urls.VENUES, "venues.html", {"venues": catalog.venues, "by_venue": catalog.by_venue}),
         Page(urls.TOPICS, "topics.html", {"topics": catalog.topics, "by_topic": catalog.by_topic}),
         Page(urls.SEARCH, "search.html", {"venues": catalog.venues, "topics": catalog.topics}),
+        Page(urls.WHATS_NEW, "whatsnew.html", {"groups": [
+            (arrival, venues[slug], [by_id[i] for i in ids]) for arrival, slug, ids in news.latest]}),
+        # Served for a missing path at any depth: its links start with the site's path.
+        Page(urls.NOT_FOUND, "404.html", {"link_base": urls.base_path(base_url)}),
     ]
     for venue in catalog.venues:
         pages.append(Page(urls.venue_path(venue.slug), "venue.html",
@@ -43,7 +50,6 @@ def site_pages(catalog: Catalog) -> list[Page]:
         pages.append(Page(urls.topic_path(topic.slug), "topic.html",
                           {"topic": topic, "papers": catalog.by_topic[topic.slug]},
                           source=f"topic {topic.slug}"))
-    by_id = {p.id: p for p in catalog.papers}
     positions = {slug: {p.id: i for i, p in enumerate(papers)} for slug, papers in catalog.by_venue.items()}
     for paper in catalog.papers:
         pages.append(Page(urls.paper_path(paper.id), "paper.html",

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import jinja2
 
+from .cache import Cache, open_cache
 from .catalog import make_catalog
 from .config import SiteConfig, load_site_config, load_taxonomy
 from .errors import CatalogError, ContentError, Problem, StrictWarnings
@@ -17,8 +18,15 @@ from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
 from .pages import papers_json, shared_context, site_pages
 from .render import make_environment, render_page
+from . import urls
+from .feeds import feed_pages
+from .history import HISTORY_FILE, History, ListingIds, News, load_history, make_news, save_history, \
+    source_date, update_history
+from .hosting import robots_txt, sitemap_pages
 from .search import SEARCH_DIR, search_files
-from .writer import OutputFiles, write_site
+from .text import paper_id
+from .urls import normalise_base_url
+from .writer import OutputFiles, WriteReport, write_site
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +41,7 @@ class Paths:
     out: Path
     templates: Path = PROJECT_ROOT / "templates"
     static: Path = PROJECT_ROOT / "static"
+    cache: Path | None = None  # the folder of the build cache (see cache.py); None builds without one
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,7 @@ class Content:
     listings: tuple[Listing, ...]
     overrides: dict[str, Override] = field(default_factory=dict)
     overrides_path: str = "papers.yaml"  # as shown in messages
+    history: History = History()
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class Result:
     seconds: float
     wrote: bool
     steps: dict[str, float] = field(default_factory=dict)
+    changes: WriteReport | None = None  # what the write changed in the output folder
 
 
 def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
@@ -71,15 +82,28 @@ def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
     problems += found
     listings, found = read_listings(content_dir, root)
     problems += found
-    return Content(config, taxonomy, tuple(listings), overrides, shown), problems
+    history, found = load_history(content_dir / HISTORY_FILE, display_path(content_dir / HISTORY_FILE, root))
+    problems += found
+    return Content(config, taxonomy, tuple(listings), overrides, shown, history), problems
 
 
-def render_site(catalog: Catalog, config: SiteConfig, paths: Paths) -> OutputFiles:
+def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
+    """Return each listing's file, venue and paper ids, in order: what its history entry is made of."""
+    return [(listing.path, listing.venue.slug, [paper_id(e.text) for e in listing.entries])
+            for listing in listings]
+
+
+def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = News((), {}, ()),
+                cache: Cache | None = None) -> OutputFiles:
     """Render every page and data file into memory; nothing is written here."""
     env = make_environment(paths.templates)
     shared = shared_context(catalog, config)
     files = OutputFiles()
-    for page in site_pages(catalog):
+    pages = site_pages(catalog, news, config.base_url)
+    if config.base_url:  # sitemaps and feeds are made of absolute URLs
+        pages += feed_pages(catalog, news, config.title)
+        pages += sitemap_pages([p.path for p in pages if p.path.endswith(".html") and p.path != urls.NOT_FOUND])
+    for page in pages:
         try:
             files.add(page.path, render_page(env, page, shared), page.source or page.template)
         except jinja2.TemplateSyntaxError as exc:
@@ -89,35 +113,53 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths) -> OutputFil
             raise CatalogError(f"{display_path(paths.templates / page.template, Path.cwd())}: "
                                f"{type(exc).__name__}: {exc} while rendering {page.path}; "
                                "expected a template that uses only the documented context") from exc
-    files.add("papers.json", papers_json(catalog), "the catalog")
-    for rel, data in sorted(search_files(catalog).items()):
+    files.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")
+    files.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt")
+    files.add(urls.NOJEKYLL, b"", "GitHub Pages")
+    for rel, data in sorted(search_files(catalog, cache=cache).items()):
         files.add(f"{SEARCH_DIR}/{rel}", data, "the search index")
     if paths.static.is_dir():
         files.add_tree(paths.static, "static")
     return files
 
 
-def build(paths: Paths, strict: bool = False, write: bool = True) -> Result:
-    """Build the site from ``paths.content`` into ``paths.out``; with ``write=False``, only check."""
+def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str | None = None,
+          record_history: bool = True) -> Result:
+    """Build the site from ``paths.content`` into ``paths.out``; with ``write=False``, only check.
+
+    ``base_url`` (already checked against ``urls.BASE_URL``) overrides site.yaml's. New listings
+    are recorded in the content folder's history.yaml unless ``record_history`` is False (a preview).
+    """
     clock = _Clock()
+    # A check (write=False) reads the cache but leaves it as it was: it writes nothing.
+    cache = open_cache(paths.cache)
     content, problems = read_content(paths.content)
+    if base_url is not None:
+        content = replace(content, config=replace(content.config, base_url=normalise_base_url(base_url)))
     clock.lap("read")
-    catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides)
+    catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides, cache)
     problems += found
+    ids = listing_ids(content.listings)
+    history = update_history(content.history, ids, source_date())
+    news = make_news(history, ids)
     problems += unknown_ids(content.overrides, {p.id for p in catalog.papers}, content.overrides_path)
     clock.lap("enrich")
     errors = [p for p in problems if not p.warning]
     warnings = tuple(sorted((p for p in problems if p.warning), key=lambda p: (p.path, p.line)))
     if errors:
         raise ContentError(errors)
-    files = render_site(catalog, content.config, paths)
+    files = render_site(catalog, content.config, paths, news, cache)
     clock.lap("render")
     if strict and warnings:
         raise StrictWarnings([str(w) for w in warnings])
+    report = None
     if write:
-        write_site(files, paths.out)
+        report = write_site(files, paths.out)
+        if record_history:
+            save_history(history, paths.content / HISTORY_FILE)
+        cache.save()  # only after a good write: a failed build leaves the cache as it was
         clock.lap("write")
-    return Result(catalog, warnings, len(files.files), clock.total(), write, clock.laps)
+    return Result(catalog, warnings, len(files.files), clock.total(), write, clock.laps, report)
 
 
 class _Clock:

@@ -12,6 +12,11 @@ from . import urls
 from .text import first_sentence
 
 
+# Every page's Content-Security-Policy (a meta tag: a static host sets no headers). Scripts,
+# styles, the search worker and its data all come from the site itself; nothing inline runs.
+CSP = "default-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'"
+
+
 @dataclass(frozen=True)
 class Page:
     """One HTML page to render: where it goes, which template, and its small context."""
@@ -24,8 +29,24 @@ class Page:
 
 @jinja2.pass_context
 def _url(ctx: jinja2.runtime.Context, target: str) -> str:
-    """Link from the page being rendered to a site-relative ``target``."""
+    """Link from the page being rendered to a site-relative ``target``.
+
+    Links are relative, so the site works under any path; a page served at any depth (404.html)
+    sets ``link_base`` to the site's path, "/repo/", and its links start with it.
+    """
+    link_base = ctx.get("link_base")
+    if link_base:
+        return link_base + target
     return urls.relative(ctx["page_path"], target)
+
+
+@jinja2.pass_context
+def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
+    """Return the absolute URL of a site-relative ``target``; needs the site's base_url."""
+    base_url = ctx["site"].base_url
+    if not base_url:
+        raise ValueError("absolute() needs base_url; guard it with {% if site.base_url %}")
+    return urls.absolute(base_url, target)
 
 
 def make_environment(templates_dir: Path) -> jinja2.Environment:
@@ -40,6 +61,12 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     env.globals.update(
         url=_url,
+        absolute=_absolute,
+        venue_feed_path=urls.venue_feed_path,
+        topic_feed_path=urls.topic_feed_path,
+        WHATS_NEW=urls.WHATS_NEW,
+        FEED=urls.FEED,
+        CSP=CSP,
         paper_path=urls.paper_path,
         venue_path=urls.venue_path,
         topic_path=urls.topic_path,

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 from typing import Any
 
-from lunr.builder import Builder
+import numpy as np
+from lunr import __TARGET_JS_VERSION__ as LUNR_TARGET_JS_VERSION
 
 from . import urls
 from .abstract import plain_text
-from .lunrjs import LUNR_VERSION, build_pipeline, search_pipeline, tokenize
+from .cache import Cache, digest, digest_of, paused_gc
+from .lunrjs import LUNR_VERSION, index_term, search_pipeline, tokenize
 from .model import Catalog, Paper
 
 SEARCH_DIR = "search"
@@ -32,6 +36,7 @@ DOC_SHARD_SIZE = 50
 CHUNK_TARGET = 200_000
 
 _JSON = {"ensure_ascii": False, "sort_keys": True, "separators": (",", ":")}
+_ENCODER = json.JSONEncoder(**_JSON)  # what json.dumps(value, **_JSON) makes anew on every call
 
 
 @dataclass(frozen=True)
@@ -74,23 +79,32 @@ def method_names(title: str, abstract: str) -> list[str]:
     head = _HEAD.match(title)
     if head and len(head.group(1).split()) <= 4:
         found[head.group(1)] = None
-    for word in _WORD.findall(f"{title} {abstract}"):
-        if len(word) >= 3 and (_CAMEL.search(word) or (len(word) >= 4 and _DIGITS.match(word))):
+    # Each distinct word once, in order; a word of lowercase letters alone matches neither pattern.
+    words = [w for w in dict.fromkeys(_WORD.findall(f"{title} {abstract}"))
+             if len(w) >= 3 and not (w.islower() and w.isalpha())]
+    for word in words:
+        if _CAMEL.search(word) or (len(word) >= 4 and _DIGITS.match(word)):
             found.setdefault(word, None)
     return list(found)
 
 
-def search_docs(catalog: Catalog) -> list[SearchDoc]:
+def search_docs(catalog: Catalog, cache: Cache | None = None) -> list[SearchDoc]:
     """Return the catalog's papers as search documents, in catalog order."""
     topic_names = {t.slug: t.name for t in catalog.topics}
-    return [_search_doc(n, paper, topic_names) for n, paper in enumerate(catalog.papers)]
+    coined = (cache or Cache()).stage("search-names", list).map(
+        _coined_names, catalog.papers, lambda paper: digest(paper.title, paper.text))
+    return [_search_doc(n, paper, topic_names, names)
+            for n, (paper, names) in enumerate(zip(catalog.papers, coined))]
 
 
-def _search_doc(n: int, paper: Paper, topic_names: dict[str, str]) -> SearchDoc:
+def _coined_names(paper: Paper) -> list[str]:
+    """Return the names a paper coins (see method_names)."""
+    return method_names(plain_text(paper.title), paper.text)
+
+
+def _search_doc(n: int, paper: Paper, topic_names: dict[str, str], coined: list[str]) -> SearchDoc:
     text = paper.text
-    title = plain_text(paper.title)
-    names = ([topic_names[slug] for slug in paper.topic_slugs] + list(paper.keyphrases)
-             + method_names(title, text))
+    names = [topic_names[slug] for slug in paper.topic_slugs] + list(paper.keyphrases) + coined
     return SearchDoc(ref=str(n), id=paper.id, title=paper.title, url=urls.paper_path(paper.id),
                      venues=paper.venues, topics=paper.topic_slugs, text=text, names=" ; ".join(names))
 
@@ -98,19 +112,95 @@ def _search_doc(n: int, paper: Paper, topic_names: dict[str, str]) -> SearchDoc:
 # ---------------------------------------------------------------------------------------------
 # The index
 
-def build_index(docs: Iterable[SearchDoc]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class DocTerms:
+    """What lunr's builder makes of one search document: per field of FIELDS, its terms and its length."""
+
+    # Per field: (its terms in order of first use, their frequencies, its length in terms).
+    fields: tuple[tuple[tuple[str, ...], tuple[int, ...], int], ...]
+
+
+def doc_terms(doc: SearchDoc) -> DocTerms:
+    """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline)."""
+    texts = {"title": _indexed(plain_text(doc.title)), "names": doc.names, "abstract": _indexed(doc.text)}
+    fields = []
+    for name, _ in FIELDS:
+        counts: dict[str, int] = {}
+        length = 0
+        # lunr.js's tokenizer, then lunr.py's Tokenizer (which lowercases a list's tokens once more) and
+        # the pipeline, which drops stop words and words of punctuation.
+        for token in tokenize(texts[name]):
+            term = index_term(token.lower())
+            if term is not None:
+                counts[term] = counts.get(term, 0) + 1
+                length += 1
+        fields.append((tuple(counts), tuple(counts.values()), length))
+    return DocTerms(tuple(fields))
+
+
+def build_index(docs: Iterable[SearchDoc], cache: Cache | None = None) -> dict[str, Any]:
     """Return the serialized global lunr index of ``docs``, built with lunr.js's text pipeline."""
-    builder = Builder()
-    builder.pipeline = build_pipeline()
-    builder.search_pipeline = search_pipeline()
-    builder.ref("ref")
-    for name, boost in FIELDS:
-        builder.field(name, boost)
-    for doc in docs:
-        # lunr.py's tokenizer is not lunr.js's; a list is taken as ready-made tokens.
-        builder.add({"ref": doc.ref, "title": tokenize(_indexed(plain_text(doc.title))),
-                     "names": tokenize(doc.names), "abstract": tokenize(_indexed(doc.text))})
-    return builder.build().serialize()
+    docs = list(docs)
+    stage = (cache or Cache()).stage("search", DocTerms)
+    terms = stage.map(doc_terms, docs, key=lambda d: digest(d.title, d.names, d.text))
+    return assemble_index([d.ref for d in docs], terms)
+
+
+def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> dict[str, Any]:
+    """Return what ``lunr.Builder`` would serialize after adding the documents ``refs`` with these terms.
+
+    lunr.py's builder re-tokenises every document and keeps a token set and Vector objects that
+    serialization never uses. This follows its arithmetic operation for operation (BM25 with
+    k1=1.2, b=0.75, its idf, rounding to 3 places), so the index is the same to the byte;
+    tests/test_cache.py compares the two.
+    """
+    names = [name for name, _ in FIELDS]
+    postings: dict[str, dict[str, Any]] = {}
+    for ref, doc in zip(refs, docs):
+        for name, (terms, _, _) in zip(names, doc.fields):
+            for term in terms:
+                posting = postings.get(term)
+                if posting is None:
+                    posting = postings[term] = {field: {} for field in names}
+                    posting["_index"] = len(postings) - 1
+                posting[name][ref] = {}
+    count = len(refs)
+    totals = [sum(doc.fields[i][2] for doc in docs) for i in range(len(names))]
+    average = [total / count if count else 0.0 for total in totals]
+    idf = np.zeros(len(postings))
+    for posting in postings.values():
+        with_term = sum(len(posting[name]) for name in names)
+        x = (count - with_term + 0.5) / (with_term + 0.5)
+        idf[posting["_index"]] = math.log(1 + abs(x))
+    # Each term of each field vector, scored at once: IEEE arithmetic in numpy gives the very doubles
+    # Python's does, operation for operation; Python's round() then rounds them as lunr.py does.
+    k1, b = 1.2, 0.75
+    fields = [(ref, (name, boost), field, mean) for ref, doc in zip(refs, docs)
+              for (name, boost), field, mean in zip(FIELDS, doc.fields, average)]
+    number = {term: posting["_index"] for term, posting in postings.items()}
+    terms = np.fromiter(map(number.__getitem__, chain.from_iterable(f[2][0] for f in fields)), np.int64)
+    tf = np.fromiter(chain.from_iterable(f[2][1] for f in fields), np.float64, len(terms))
+    lengths = np.fromiter((len(f[2][0]) for f in fields), np.int64, len(fields))
+    norm = np.repeat([k1 * (1 - b + b * (length / mean)) if terms_ else 0.0
+                      for _, _, (terms_, _, length), mean in fields], lengths)
+    boost = np.repeat(np.array([boost for _, (_, boost), _, _ in fields], dtype=np.float64), lengths)
+    scores = idf[terms] * ((k1 + 1) * tf) / (norm + tf) * boost
+    vector = np.repeat(np.arange(len(fields)), lengths)
+    order = np.lexsort((terms, vector))  # each vector's elements by term number
+    pairs = np.empty((len(terms), 2), dtype=object)
+    pairs[:, 0] = terms[order].tolist()
+    pairs[:, 1] = list(map(round, scores[order].tolist(), repeat(3)))
+    elements = pairs.ravel().tolist()
+    ends = np.cumsum(lengths * 2).tolist()
+    vectors = [[f"{name}/{ref}", elements[end - 2 * n:end]]
+               for (ref, (name, _), _, _), n, end in zip(fields, lengths.tolist(), ends)]
+    return {
+        "version": LUNR_TARGET_JS_VERSION,
+        "fields": names,
+        "fieldVectors": vectors,
+        "invertedIndex": [[term, postings[term]] for term in sorted(postings)],
+        "pipeline": search_pipeline().serialize(),
+    }
 
 
 _INDEX_SEPARATORS = re.compile("[*\u2013\u2014]")
@@ -180,15 +270,26 @@ def _split(prefix: str, terms: list[str], sizes: dict[str, int], target: int) ->
 
 def _term_sizes(index: dict[str, Any]) -> dict[str, int]:
     """Estimate each term's bytes in a chunk: its posting plus its elements of the field vectors."""
-    vector_bytes: dict[int, int] = {}
-    for field_ref, elements in index["fieldVectors"]:
-        # The ["ref/field",[...]] header is shared by the vector's terms; a field may have none.
-        header = (len(field_ref) + 8) * 2 // max(len(elements), 2)
-        for i in range(0, len(elements), 2):
-            pair = len(f"{elements[i]},{elements[i + 1]},")
-            vector_bytes[elements[i]] = vector_bytes.get(elements[i], 0) + header + pair
-    return {term: len(json.dumps([term, posting], **_JSON)) + 1 + vector_bytes.get(posting["_index"], 0)
+    vectors = index["fieldVectors"]
+    terms, scores, lengths = _vector_elements(vectors)
+    # The ["ref/field",[...]] header is shared by the vector's terms; a field may have none.
+    headers = [(len(field_ref) + 8) * 2 // max(len(elements), 2) for field_ref, elements in vectors]
+    # Each element costs its header share and `term,score,` (str of the int, repr of the float).
+    sizes = (np.repeat(np.array(headers, dtype=np.int64), lengths) + 2
+             + np.fromiter(map(len, map(str, terms)), np.int64, len(terms))
+             + np.fromiter(map(len, map(repr, scores)), np.int64, len(scores)))
+    vector_bytes = np.bincount(np.array(terms, dtype=np.int64), weights=sizes,
+                               minlength=len(index["invertedIndex"])).astype(np.int64).tolist()
+    encode = _ENCODER.encode
+    return {term: len(encode([term, posting])) + 1 + vector_bytes[posting["_index"]]
             for term, posting in index["invertedIndex"]}
+
+
+def _vector_elements(vectors: list[list[Any]]) -> tuple[list[int], list[float], np.ndarray]:
+    """Return the term numbers and scores of all field vectors, in order, and each vector's length."""
+    flat = list(chain.from_iterable(elements for _, elements in vectors))
+    lengths = np.fromiter((len(elements) // 2 for _, elements in vectors), np.int64, len(vectors))
+    return flat[0::2], flat[1::2], lengths
 
 
 def _chunk_file(key: str) -> str:
@@ -204,10 +305,39 @@ def _chunk_file(key: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # The files
 
-def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET) -> dict[str, bytes]:
+@paused_gc()
+def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
+                 cache: Cache | None = None) -> dict[str, bytes]:
     """Return every file of the site's search/ folder by its path below search/."""
-    docs = search_docs(catalog)
-    index = build_index(docs)
+    docs = search_docs(catalog, cache)
+    # The files are a function of the search documents, the venues and topics, and the target alone;
+    # any other change to them is a change of code, which the cache's code fingerprint catches.
+    memo = (cache or Cache()).stage("search-catalog", dict, single=True)
+    key = digest_of(_catalog_parts(catalog, docs, target))
+    files = memo.get(key)
+    if files is None:
+        files = _search_files(catalog, docs, target, cache)
+        memo.put(key, files)
+    return dict(files)
+
+
+def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], target: int | None) -> Iterator[str]:
+    """Yield everything the search files are made of, for the cache key."""
+    yield f"search files {FORMAT_VERSION} {target} {len(docs)} {len(catalog.venues)} {len(catalog.topics)}"
+    for d in docs:
+        yield from (d.ref, d.id, d.title, d.url, d.text, d.names, str(len(d.venues)), *d.venues,
+                    str(len(d.topics)), *d.topics)
+    for v in catalog.venues:
+        yield from (v.slug, v.label)
+    for t in catalog.topics:
+        yield from (t.slug, t.name)
+
+
+def _search_files(catalog: Catalog, docs: list[SearchDoc], target: int | None,
+                  cache: Cache | None) -> dict[str, bytes]:
+    index = build_index(docs, cache)
+    if cache is not None:
+        cache.stage("search", DocTerms).close()
     chunks = split_index(index, target)
     files: dict[str, bytes] = {}
     for chunk, data in zip(chunks, _chunk_data(index, chunks)):
@@ -237,21 +367,45 @@ def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET) -> dict[st
 
 
 def _chunk_data(index: dict[str, Any], chunks: list[Chunk]) -> list[bytes]:
-    """Serialize every chunk, walking the field vectors once rather than once per chunk."""
+    """Serialize every chunk: its terms' postings and the parts of the field vectors that hold them.
+
+    Written out as ``_dump`` would write {"fieldVectors": [[field_ref, [term, score, ...]], ...],
+    "fields": ..., "invertedIndex": ..., "pipeline": ..., "version": ...}, but with the vector
+    parts (a million at 20,000 papers, most of one term) made as text in bulk rather than as lists.
+    """
     postings = dict(index["invertedIndex"])
-    owner = {postings[t]["_index"]: n for n, c in enumerate(chunks) for t in c.terms}
-    vectors: list[list[list[Any]]] = [[] for _ in chunks]
-    for field_ref, elements in index["fieldVectors"]:
-        parts: dict[int, list[Any]] = {}
-        for i in range(0, len(elements), 2):
-            parts.setdefault(owner[elements[i]], []).extend(elements[i:i + 2])
-        for n, kept in parts.items():
-            vectors[n].append([field_ref, kept])
-    return [_dump({"version": index["version"], "fields": index["fields"], "fieldVectors": vectors[n],
-                   "invertedIndex": [[t, postings[t]] for t in c.terms], "pipeline": index["pipeline"]})
-            for n, c in enumerate(chunks)]
+    owner = np.zeros(len(postings), dtype=np.int64)  # term number -> chunk
+    for n, c in enumerate(chunks):
+        owner[[postings[t]["_index"] for t in c.terms]] = n
+    vectors = index["fieldVectors"]
+    terms, scores, lengths = _vector_elements(vectors)
+    # Every element by (chunk, vector), keeping term order within a vector: the parts, in order.
+    vector = np.repeat(np.arange(len(vectors)), lengths)
+    chunk = owner[np.array(terms, dtype=np.int64)]
+    order = np.lexsort((vector, chunk))
+    chunk, vector = chunk[order], vector[order]
+    new_chunk = np.r_[True, chunk[1:] != chunk[:-1]] if len(order) else np.zeros(0, dtype=bool)
+    new_part = new_chunk | np.r_[True, vector[1:] != vector[:-1]] if len(order) else new_chunk
+    # Each element's text, `term,score` as json writes an int and a float, opened by `["ref",[` (after
+    # a comma unless it opens the chunk) when it opens a part, and closed by `]]` when it ends one.
+    heads = np.array([f"[{_ENCODER.encode(field_ref)},[" for field_ref, _ in vectors] + [""], dtype=object)
+    opening = np.where(new_part, np.where(new_chunk, "", ","), "").astype(object) + heads[
+        np.where(new_part, vector, len(vectors))]
+    closing = np.where(np.r_[new_part[1:], True] if len(order) else new_part, "]]", ",").astype(object)
+    pair = np.array(list(map("{},{!r}".format, np.array(terms, dtype=object)[order],
+                             np.array(scores, dtype=object)[order])), dtype=object)
+    text = (opening + pair + closing).tolist()
+    starts = np.flatnonzero(new_chunk).tolist()
+    parts = [""] * len(chunks)
+    for start, stop, n in zip(starts, starts[1:] + [len(text)], chunk[starts].tolist()):
+        parts[n] = "".join(text[start:stop])
+    encode = _ENCODER.encode  # the keys in sorted order, as _dump writes them
+    middle = f',"fields":{encode(index["fields"])},"invertedIndex":'
+    end = f',"pipeline":{encode(index["pipeline"])},"version":{encode(index["version"])}}}'
+    return [f'{{"fieldVectors":[{parts[n]}]{middle}{encode([[t, postings[t]] for t in c.terms])}{end}'
+            .encode() for n, c in enumerate(chunks)]
 
 
 def _dump(value: Any) -> bytes:
     """Serialize deterministically: sorted keys, compact separators, UTF-8."""
-    return json.dumps(value, **_JSON).encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")

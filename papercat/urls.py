@@ -3,12 +3,47 @@
 from __future__ import annotations
 
 import posixpath
+import re
 
 HOME = "index.html"
 VENUES = "venues/index.html"
 TOPICS = "topics/index.html"
 SEARCH = "search/index.html"
+WHATS_NEW = "new/index.html"
+NOT_FOUND = "404.html"
+SITEMAP = "sitemap.xml"
+ROBOTS = "robots.txt"
+NOJEKYLL = ".nojekyll"  # tells GitHub Pages to publish the folder as it is, with no Jekyll step
+FEED = "feeds/all.xml"
 PAPERS_JSON = "papers.json"
+
+# An absolute http(s) URL of a folder: a host, an optional port and path, no query or fragment.
+BASE_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[^\s?#]*)?$")
+
+
+def normalise_base_url(url: str) -> str:
+    """Return ``url`` ending in exactly one slash: "https://x.io/repo" -> "https://x.io/repo/"."""
+    return url.rstrip("/") + "/"
+
+
+def base_path(base_url: str | None) -> str:
+    """Return the path part of the base URL, "/repo/" (or "/" for a root or local site)."""
+    if not base_url:
+        return "/"
+    rest = base_url.split("://", 1)[1]
+    return "/" + rest.partition("/")[2]
+
+
+def absolute(base_url: str, target: str) -> str:
+    """Return the absolute URL of the site-relative ``target``; "index.html" becomes the folder."""
+    return base_url + pretty(target)
+
+
+def pretty(target: str) -> str:
+    """Return ``target`` with a trailing "index.html" cut: the form a host serves and users share."""
+    if target == HOME:
+        return ""
+    return target[: -len(HOME)] if target.endswith("/" + HOME) else target
 
 
 def paper_path(paper_id: str) -> str:
@@ -24,6 +59,16 @@ def venue_path(slug: str) -> str:
 def topic_path(slug: str) -> str:
     """Return the path of a topic's page."""
     return f"topics/{slug}.html"
+
+
+def venue_feed_path(slug: str) -> str:
+    """Return the path of a venue's Atom feed."""
+    return f"feeds/venues/{slug}.xml"
+
+
+def topic_feed_path(slug: str) -> str:
+    """Return the path of a topic's Atom feed."""
+    return f"feeds/topics/{slug}.xml"
 
 
 def relative(from_page: str, target: str) -> str:

@@ -29,19 +29,37 @@ MISSING_CHROMIUM = "Debian chromium is not installed: run `make setup` (apt-get 
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Serve files without logging every request to stderr."""
+    """Serve files without logging every request to stderr; a missing file gets the site's 404.html."""
+
+    not_found: dict[str, Path] = {}  # URL path prefix -> the 404.html served below it
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # As GitHub Pages does: a missing path below a site is answered with that site's 404.html.
+        page = next((page for prefix, page in self.not_found.items() if self.path.startswith(prefix)), None)
+        if code != 404 or page is None or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
 
 @contextlib.contextmanager
-def serve(folder: str | Path) -> Iterator[str]:
+def serve(folder: str | Path, not_found: dict[str, Path] | None = None) -> Iterator[str]:
     """Serve ``folder`` on 127.0.0.1 (ephemeral port) in a background thread; yield the base URL.
 
-    The URL ends with ``/``, e.g. ``http://127.0.0.1:41234/``.
+    The URL ends with ``/``, e.g. ``http://127.0.0.1:41234/``. ``not_found`` maps URL path prefixes
+    ("/catalog/") to the 404 page served for missing files below them.
     """
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+    handler_class = type("Handler", (_QuietHandler,), {"not_found": dict(not_found or {})})
+    handler = functools.partial(handler_class, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name=f"serve {folder}", daemon=True)

@@ -20,20 +20,27 @@ SUBPATH = "catalog"  # the site is served below /catalog/, never at the server's
 
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled content built once into ``<tmp>/root/catalog/``; returns the catalog folder."""
+def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """An HTTP server on an empty folder; yields (folder, "http://127.0.0.1:PORT/")."""
+    root = tmp_path_factory.mktemp("root")
+    with serve(root, not_found={f"/{SUBPATH}/": root / SUBPATH / "404.html"}) as base:
+        yield root, base
+
+
+@pytest.fixture(scope="session")
+def site_dir(site_server: tuple[Path, str]) -> Path:
+    """The bundled content built once into ``<root>/catalog/``, its base URL the served one."""
     from papercat.pipeline import Paths, build
 
-    out = tmp_path_factory.mktemp("root") / SUBPATH
-    build(Paths(content=ROOT / "content", out=out))
+    out = site_server[0] / SUBPATH
+    build(Paths(content=ROOT / "content", out=out), base_url=f"{site_server[1]}{SUBPATH}/")
     return out
 
 
 @pytest.fixture(scope="session")
-def site_url(site_dir: Path) -> Iterator[str]:
-    """The URL of the served site's folder, e.g. ``http://127.0.0.1:PORT/catalog/``."""
-    with serve(site_dir.parent) as base:
-        yield f"{base}{SUBPATH}/"
+def site_url(site_server: tuple[Path, str], site_dir: Path) -> str:
+    """The URL of the served, built site's folder, e.g. ``http://127.0.0.1:PORT/catalog/``."""
+    return f"{site_server[1]}{SUBPATH}/"
 
 
 @pytest.fixture(scope="session")

@@ -42,7 +42,7 @@ def test_bundled_site_yaml_is_valid():
 
 @pytest.mark.parametrize("text, message", [
     ("titel: x\n",
-     'site.yaml:1: unknown key "titel" in site.yaml; expected one of: title, description, language'),
+     'site.yaml:1: unknown key "titel" in site.yaml; expected one of: title, description, language, base_url'),
     ("title: 3\n", 'site.yaml:1: "title" is 3; expected text'),
     ("title: [a, b]\n", 'site.yaml:1: "title" is a list; expected text'),
     ("title:\n", 'site.yaml:1: "title" is empty; expected text'),

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import pickle
 import random
 import re
 from itertools import accumulate
 
 import pytest
 
-from papercat.enrich.keyphrases import extract_keyphrases, fold_plural, term_runs
+from papercat.enrich.keyphrases import analyse, extract_keyphrases, fold_plural, pick, term_runs
+from tests.conftest import ROOT
 
 # Words no keyphrase may start or end with, listed here independently of the module's own lists.
 FUNCTION_WORDS = {"a", "an", "the", "of", "for", "to", "in", "on", "with", "by", "via", "from", "and", "or",
@@ -206,3 +209,22 @@ def test_a_catalog_of_several_thousand_papers():
     docs = [("", ". ".join(sentence() for _ in range(6)) + ".") for _ in range(2000)]
     phrases = extract_keyphrases(docs)
     assert len(phrases) == len(docs) and all(len(p) <= 8 for p in phrases)
+
+
+# --- the split the build cache relies on: each paper analysed alone, picked across the catalog ------------
+
+
+def test_pick_of_analyses_gives_the_golden_keyphrases(bundled):
+    golden = json.loads((ROOT / "tests" / "golden" / "site" / "papers.json").read_text(encoding="utf-8"))
+    expected = {p["title"]: tuple(p["keyphrases"]) for p in golden["papers"]}
+    picked = pick([analyse(title, abstract) for title, abstract in bundled])
+    assert dict(zip((title for title, _ in bundled), picked)) == expected
+
+
+def test_an_analysis_depends_on_its_paper_alone_and_survives_pickling(bundled, bundled_phrases):
+    analyses = [analyse(title, abstract) for title, abstract in bundled]
+    assert [analyse(title, abstract) for title, abstract in reversed(bundled)] == analyses[::-1]
+    assert pick(pickle.loads(pickle.dumps(analyses))) == bundled_phrases
+    assert pick(analyses[::-1]) == bundled_phrases[::-1]  # document frequencies do not depend on order
+    # A paper's phrases are scored against the catalog it is picked in, not the one it was analysed in.
+    assert pick(analyses[:10]) == extract_keyphrases(bundled[:10])

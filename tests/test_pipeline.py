@@ -16,7 +16,8 @@ from papercat.writer import MARKER
 from tests.conftest import ABSTRACT_A, BUNDLED, ROOT
 
 GOLDEN = ROOT / "tests" / "golden" / "site"
-REFRESH = "python build.py build --out tests/golden/site"
+GOLDEN_URL = "https://example.org/catalog/"  # so the golden site has its feeds and sitemap too
+REFRESH = f"make golden (python build.py build --out tests/golden/site --base-url {GOLDEN_URL})"
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -36,7 +37,7 @@ def test_bundled_catalog_has_57_papers_in_two_venues(tmp_path):
 
 
 def test_bundled_site_matches_the_golden_files(tmp_path):
-    build(Paths(content=BUNDLED, out=tmp_path / "site"))
+    build(Paths(content=BUNDLED, out=tmp_path / "site"), base_url=GOLDEN_URL)
     built, golden = tree(tmp_path / "site"), tree(GOLDEN)
     assert sorted(built) == sorted(golden), f"files differ from tests/golden/site; refresh with: {REFRESH}"
     for name in sorted(built):
@@ -48,8 +49,8 @@ def test_bundled_site_matches_the_golden_files(tmp_path):
 
 
 def test_two_builds_are_byte_identical(tmp_path):
-    build(Paths(content=BUNDLED, out=tmp_path / "one"))
-    build(Paths(content=BUNDLED, out=tmp_path / "two"))
+    build(Paths(content=BUNDLED, out=tmp_path / "one"), base_url=GOLDEN_URL)
+    build(Paths(content=BUNDLED, out=tmp_path / "two"), base_url=GOLDEN_URL)
     assert tree(tmp_path / "one") == tree(tmp_path / "two")
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import pickle
 import random
 from itertools import accumulate
 
 import pytest
 
 from papercat.enrich.keyphrases import extract_keyphrases, term_runs
-from papercat.enrich.related import DECIMALS, MAX_SHARED, Related, related_papers
+from papercat.enrich.related import DECIMALS, MAX_SHARED, Related, relate, related_papers, terms
+from tests.conftest import BUNDLED, ROOT
 
 
 @pytest.fixture(scope="module")
@@ -183,3 +186,26 @@ def test_a_synthetic_catalog_of_three_thousand_papers():
     found = related_papers(docs, [()] * len(docs))
     check_invariants(found, len(docs), 5)
     assert sum(map(len, found)) > 0.9 * 5 * len(docs)
+
+
+# --- the split the build cache relies on: each paper's terms counted alone, compared across the catalog -----
+
+
+def test_relate_of_terms_gives_the_golden_related_papers():
+    from papercat.catalog import make_catalog, merge_listings
+    from papercat.pipeline import read_content
+    content, _ = read_content(BUNDLED)
+    catalog, _ = make_catalog(list(content.listings), content.taxonomy)
+    by_id = {p.id: p for p in catalog.papers}
+    papers = [by_id[m.id] for m in merge_listings(list(content.listings))[0]]  # the order the build uses
+    docs = [(p.title, p.text) for p in papers]
+    found = relate(docs, [terms(title, abstract) for title, abstract in docs], [p.keyphrases for p in papers])
+    golden = json.loads((ROOT / "tests" / "golden" / "site" / "papers.json").read_text(encoding="utf-8"))
+    assert {p.id: [papers[r.index].id for r in near if r.shared] for p, near in zip(papers, found)} == {
+        p["id"]: p["related"] for p in golden["papers"]}
+
+
+def test_terms_depend_on_their_paper_alone_and_survive_pickling(bundled, bundled_keyphrases, bundled_related):
+    counted = [terms(title, abstract) for title, abstract in bundled]
+    assert [terms(title, abstract) for title, abstract in reversed(bundled)] == counted[::-1]
+    assert relate(bundled, pickle.loads(pickle.dumps(counted)), bundled_keyphrases) == bundled_related

@@ -37,6 +37,7 @@ def page_types(site_papers: list[dict[str, Any]]) -> dict[str, str]:
         "paper": first["url"],
         # the paper with the longest unbroken text (a URL in its abstract) is the likeliest to overflow
         "paper with links": max(site_papers, key=lambda p: max((len(u) for u in p["links"]), default=0))["url"],
+        "what's new": "new/index.html",
     }
 
 
@@ -79,9 +80,10 @@ OVERFLOW_JS = """() => {
 
 
 @pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "paper with links",
-                                  "venues index", "topics index", "search"])
+                                  "venues index", "topics index", "search", "what's new", "404"])
 def test_no_horizontal_overflow_on_a_phone(phone, site_url, page_types, kind):
-    page = open_page(phone, site_url + page_types[kind])
+    page = phone.new_page()
+    page.goto(site_url + page_types.get(kind, "no/such/page.html"))
     found = page.evaluate(OVERFLOW_JS)
     assert found["scrollWidth"] <= found["clientWidth"], (
         f"{kind} ({page_types[kind]}) scrolls sideways at {PHONE['width']}px: "
@@ -202,3 +204,41 @@ def test_next_follows_the_listing_order(context, site_url, site_papers):
     # and one step back
     pager.get_by_role("link", name=re.compile(r"^Previous\b")).click()
     assert page.url == site_url + order[-2]["url"]
+
+
+# --- (c) every page keeps to its Content-Security-Policy -------------------------------------------
+
+REQUIRED_CSP = ["default-src 'self'", "object-src 'none'", "base-uri 'self'"]
+RECORD_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener('securitypolicyviolation',
+  e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+"""
+
+
+@pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "venues index", "topics index",
+                                  "search", "what's new", "404"])
+def test_every_page_works_under_its_content_security_policy(chromium, site_url, page_types, kind):
+    ctx = chromium.new_context()
+    ctx.add_init_script(RECORD_VIOLATIONS)
+    errors: list[str] = []
+    try:
+        page = ctx.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(site_url + page_types.get(kind, "no/such/deep/page.html"))
+        policy = page.get_attribute('meta[http-equiv="Content-Security-Policy"]', "content")
+        assert policy and all(d in [p.strip() for p in policy.split(";")] for d in REQUIRED_CSP), policy
+        assert page.evaluate("document.querySelectorAll('script:not([src]), [style], style').length") == 0
+        # the enhancements run: the stylesheet applies, and search's script answers "/"
+        assert page.evaluate("getComputedStyle(document.querySelector('.skip-link')).position") == "absolute"
+        if kind == "search":  # the worker starts and fetches the index
+            page.fill("#search-q", "agent")
+            page.wait_for_selector("#search-results li")
+        elif kind != "404":
+            page.keyboard.press("/")
+            assert page.evaluate("document.activeElement.id") == "site-search-q"
+        assert page.evaluate("window.__violations") == [], f"{kind}: CSP violations"
+        assert not [e for e in errors if "404" not in e], f"{kind}: console errors {errors}"
+    finally:
+        ctx.close()

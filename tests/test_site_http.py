@@ -11,6 +11,7 @@ import http.client
 import json
 import re
 import shutil
+from xml.etree import ElementTree
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -141,15 +142,18 @@ def fetch(url: str) -> Response:
         conn.close()
 
 
-def crawl(start: str) -> Crawl:
-    """Fetch ``start`` and, breadth first, every same-host URL referenced by the HTML and CSS."""
+def crawl(start: str, start_status: int = 200) -> Crawl:
+    """Fetch ``start`` and, breadth first, every same-host URL referenced by the HTML and CSS.
+
+    ``start_status`` 404 starts from a missing page, to crawl what the site's 404.html links to.
+    """
     result = Crawl(start)
     queue = [start]
     seen = {start}
     while queue:
         url = queue.pop(0)
         resp = result.responses[url] = fetch(url)
-        if resp.status != 200:
+        if resp.status != (start_status if url == start else 200):
             continue
         found: list[tuple[str, str, str]] = []
         if resp.content_type.startswith("text/html"):
@@ -174,9 +178,9 @@ def crawl(start: str) -> Crawl:
     return result
 
 
-def check_crawl(found: Crawl, site_dir: Path, abstract_links: set[str]) -> dict[str, list[str]]:
-    """Return the problems of a crawl, by kind; every list is empty for a sound site."""
-    base = found.start.rsplit("/", 1)[0] + "/"
+def check_crawl(found: Crawl, site_dir: Path, abstract_links: set[str], base: str = "") -> dict[str, list[str]]:
+    """Return the problems of a crawl of the site at ``base`` (the start page's folder by default)."""
+    base = base or found.start.rsplit("/", 1)[0] + "/"
     base_path = urlsplit(base).path
     problems: dict[str, list[str]] = {k: [] for k in (
         "broken", "outside", "unreachable", "fragment", "external", "script", "css")}
@@ -186,7 +190,7 @@ def check_crawl(found: Crawl, site_dir: Path, abstract_links: set[str]) -> dict[
         resp = found.responses.get(target)
         if resp is None:
             problems["broken"].append(f"{ref} -> not fetched (crawl limit reached)")
-        elif resp.status != 200:
+        elif resp.status != 200 and target != found.start:
             where = f" (Location: {resp.location})" if resp.location else ""
             problems["broken"].append(f"{ref} -> HTTP {resp.status}{where}")
         if not urlsplit(target).path.startswith(base_path):
@@ -207,7 +211,8 @@ def check_crawl(found: Crawl, site_dir: Path, abstract_links: set[str]) -> dict[
         elif ref.url not in abstract_links:
             problems["external"].append(f"{ref} -> not a link from an abstract")
 
-    on_disk = {base + p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html")}
+    # 404.html is reached by a missing URL, not by a link (test_the_404_page_works_at_any_depth)
+    on_disk = {base + p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html")} - {base + "404.html"}
     problems["unreachable"] = sorted(on_disk - set(found.pages))
 
     for url, page in found.pages.items():
@@ -353,3 +358,90 @@ def test_the_crawler_catches_faults(site_dir: Path, tmp_path: Path, abstract_lin
     assert any("papers.json" in p and "static/" in p for p in found["script"]), found["script"]
     assert any("@import" in p for p in found["css"]), found["css"]
     assert any(p.endswith("papers/orphan.html") for p in found["unreachable"]), found["unreachable"]
+
+
+# --- served at any depth: the 404 page ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("missing", ["no-such-page.html", "papers/000000000000.html", "a/b/c/d/e/", "venues/x/y"])
+def test_the_404_page_works_at_any_depth(site_url: str, site_dir: Path, abstract_links: set[str], missing: str):
+    """GitHub Pages answers a missing path with 404.html at that path: its links and assets must work."""
+    found = crawl(site_url + missing, start_status=404)
+    start = found.responses[site_url + missing]
+    assert start.status == 404 and start.content_type.startswith("text/html")
+    page = found.pages[site_url + missing]
+    assert ("link", "href", "/catalog/static/style.css") in page.refs
+    assert ("form", "action", "/catalog/search/index.html") in page.refs
+    problems = check_crawl(found, site_dir, abstract_links, base=site_url)
+    for kind in ("broken", "outside", "fragment", "external", "script", "css"):
+        assert not problems[kind], f"{kind} from 404.html at /{missing}:" + describe(problems[kind])
+    assert site_url + "index.html" in found.pages and site_url + "search/index.html" in found.pages
+    assert sum(u.startswith(site_url + "papers/") and u != site_url + missing for u in found.pages) == PAPER_COUNT
+
+
+# --- what hosts and crawlers read -----------------------------------------------------------------
+
+SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def test_sitemap_lists_every_page_by_its_absolute_url(site: Crawl, site_url: str, site_dir: Path):
+    resp = fetch(site_url + "sitemap.xml")
+    assert resp.status == 200
+    root = ElementTree.fromstring(resp.body)
+    assert root.tag == SITEMAP_NS + "urlset"
+    locs = [loc.text for loc in root.iter(SITEMAP_NS + "loc")]
+    assert len(locs) == len(set(locs))
+    assert all(loc.startswith(site_url) for loc in locs), "sitemap URLs are absolute under the base URL"
+    pages = {p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html")} - {"404.html"}
+    # a folder's index.html is listed as the folder, the URL people share
+    listed = {loc.removeprefix(site_url) for loc in locs}
+    assert listed == {p.removesuffix("index.html") for p in pages}
+    for loc in locs:
+        assert fetch(loc).status == 200, loc
+
+
+def test_robots_txt_and_nojekyll(site_url: str, site_dir: Path):
+    robots = fetch(site_url + "robots.txt")
+    assert robots.status == 200
+    assert f"Sitemap: {site_url}sitemap.xml" in robots.body.decode().splitlines()
+    assert (site_dir / ".nojekyll").is_file()
+
+
+def feed_paths(site_dir: Path) -> list[str]:
+    return sorted(p.relative_to(site_dir).as_posix() for p in (site_dir / "feeds").rglob("*.xml"))
+
+
+def test_a_feed_per_catalog_venue_and_topic(site_dir: Path, site_papers: list[dict]):
+    venues = {p["venue_slug"] for p in site_papers}
+    topics = {t for p in site_papers for t in p["topics"]}
+    assert feed_paths(site_dir) == sorted(["feeds/all.xml", *(f"feeds/venues/{v}.xml" for v in venues),
+                                           *(f"feeds/topics/{t}.xml" for t in topics)])
+
+
+def test_feeds_are_atom_with_absolute_urls_that_work(site_url: str, site_dir: Path, site_papers: list[dict]):
+    by_url = {site_url + p["url"]: p for p in site_papers}
+    for path in feed_paths(site_dir):
+        resp = fetch(site_url + path)
+        assert resp.status == 200 and "xml" in resp.content_type, path
+        feed = ElementTree.fromstring(resp.body)
+        assert feed.tag == ATOM + "feed"
+        self_link = feed.find(f"{ATOM}link[@rel='self']")
+        assert self_link is not None and self_link.get("href") == site_url + path
+        assert feed.findtext(ATOM + "id") == site_url + path
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", feed.findtext(ATOM + "updated") or "")
+        entries = feed.findall(ATOM + "entry")
+        assert entries, f"{path} has no entries"
+        urls_ = [e.find(f"{ATOM}link[@rel='alternate']").get("href") for e in entries]
+        assert len(set(urls_)) == len(urls_)
+        for entry, url in zip(entries, urls_):
+            assert url in by_url, f"{path}: {url} is not a paper of the catalog under {site_url}"
+            assert entry.findtext(ATOM + "id") == url
+            assert entry.findtext(ATOM + "title") == by_url[url]["title"]
+            assert by_url[url]["text"] in entry.findtext(ATOM + "summary")
+            assert entry.findtext(ATOM + "updated") <= feed.findtext(ATOM + "updated")
+        if path.startswith("feeds/venues/"):
+            slug = path.rsplit("/", 1)[1].removesuffix(".xml")
+            assert all(slug in by_url[u]["venues"] for u in urls_)
+    whole = ElementTree.fromstring(fetch(site_url + "feeds/all.xml").body)
+    assert len(whole.findall(ATOM + "entry")) == len(site_papers)

@@ -6,12 +6,14 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
 
-__all__ = ["extract_keyphrases", "fold_plural", "is_telling", "term_runs"]
+__all__ = ["PaperPhrases", "analyse", "extract_keyphrases", "fold_plural", "is_telling", "pick",
+           "reference_size", "term_runs"]
 
 # Function words: a phrase never starts or ends with one, and they split candidate phrases.
 _FUNCTION = ["a", "about", "above", "across", "after", "again", "against", "all", "almost", "along", "also",
@@ -510,28 +512,21 @@ class _Vocabulary:
     BITS = 21  # bits per word of a phrase code: three words and 2 million keys fit in an int64
 
     def __init__(self) -> None:
-        self.tokens: dict[_Token, tuple[int, int]] = {}  # word -> (its number, its key's number)
+        self.tokens: dict[_Token, int] = {}  # word (as written) -> its key's number
         self.keys: dict[str, int] = {}
 
-    def _number(self, token: _Token) -> tuple[int, int]:
-        """Number a new word and, if new, its key."""
-        numbers = self.tokens[token] = (len(self.tokens), self.keys.setdefault(token[0], len(self.keys)))
-        return numbers
-
-    def encode(self, runs: list[tuple[list[_Token], int]]) -> tuple[np.ndarray, np.ndarray]:
-        """Return a paper's runs packed as word numbers and as key numbers; -1 - part opens a run."""
-        packed: list[tuple[int, int]] = []
-        for run, part in runs:
-            packed.append((-1 - part, -1))
-            packed.extend([self.tokens.get(t) or self._number(t) for t in run])
-        if len(self.keys) >= 1 << self.BITS:
-            raise ValueError("more distinct words than keyphrase codes can hold")
-        both = np.array(packed, dtype=np.int64).reshape(-1, 2)
-        return both[:, 0].astype(np.int32), both[:, 1]
+    def key_number(self, token: _Token) -> int:
+        """Return the number of a word's key, numbering the word and its key when new."""
+        number = self.tokens.get(token)
+        if number is None:
+            number = self.tokens[token] = self.keys.setdefault(token[0], len(self.keys))
+            if len(self.keys) >= 1 << self.BITS:
+                raise ValueError("more distinct words than keyphrase codes can hold")
+        return number
 
     @staticmethod
     def decode(packed: np.ndarray, table: list[_Token]) -> list[tuple[list[_Token], int]]:
-        """Unpack the runs that ``encode`` packed, given the words in number order."""
+        """Unpack packed runs (-1 - part opens a run, else a word number), given the words in number order."""
         runs: list[tuple[list[_Token], int]] = []
         for number in packed.tolist():
             if number < 0:
@@ -783,36 +778,83 @@ def _display(spellings: dict[tuple[str, ...], int], proper: set[str]) -> str:
     return " ".join(w if _is_coded(w) or w.lower().replace("-", "") in proper else w.lower() for w in best)
 
 
-def _tokenize(docs: Sequence[tuple[str, str]]) -> tuple[list[np.ndarray], _Vocabulary, _Counts, set[str]]:
-    """Return each paper's packed runs, the vocabulary, phrase document frequencies and the proper nouns."""
-    # Runs are packed as numbers, not kept as lists of words, so 50,000 papers take ~50 MB.
+@dataclass(frozen=True)
+class PaperPhrases:
+    """What picking needs of one paper, worked out from its title and abstract alone (so it can be cached).
+
+    ``runs`` packs the paper's runs as int32 numbers: -1 - part opens a run, any other number is a
+    position in ``tokens``, the paper's distinct words in order of appearance.
+    """
+
+    tokens: tuple[_Token, ...]
+    runs: bytes
+    phrases: dict[_Key, list]  # the candidate phrases: [weight, count, literal count, in title]; read only
+    proper: frozenset[str]  # keys of words capitalised mid-sentence, not at a sentence start or in a name
+
+    def decode(self) -> list[tuple[list[_Token], int]]:
+        """Return the paper's runs of words, each with its part."""
+        return _Vocabulary.decode(np.frombuffer(self.runs, dtype=np.int32), list(self.tokens))
+
+
+def analyse(title: str, abstract: str) -> PaperPhrases:
+    """Return a paper's words, runs, candidate phrases and proper-noun evidence: all that needs no catalog."""
     proper: set[str] = set()
-    vocabulary, counts, packed = _Vocabulary(), _Counts(), []
-    for title, abstract in docs:
-        tokens, keys = vocabulary.encode(_paper_runs(title, abstract, proper))
-        packed.append(tokens)
-        counts.add(vocabulary.phrase_codes(keys))
+    runs = _paper_runs(title, abstract, proper)
+    numbers: dict[_Token, int] = {}
+    packed: list[int] = []
+    for run, part in runs:
+        packed.append(-1 - part)
+        packed.extend([numbers.setdefault(t, len(numbers)) for t in run])
+    phrases = _candidates(runs, _aliases(_without_domains(abstract)))
+    packed_runs = np.array(packed, dtype=np.int32).tobytes()
+    return PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
+
+
+def _tokenize(papers: Sequence[PaperPhrases]) -> tuple[_Vocabulary, _Counts, set[str]]:
+    """Return the catalog's vocabulary, its phrase document frequencies and its proper nouns."""
+    proper: set[str] = set()
+    vocabulary, counts = _Vocabulary(), _Counts()
+    for paper in papers:
+        # The paper's word numbers become catalog key numbers; -1 (the appended last one) opens a run.
+        keys = np.array([vocabulary.key_number(t) for t in paper.tokens] + [-1], dtype=np.int64)
+        local = np.frombuffer(paper.runs, dtype=np.int32)
+        counts.add(vocabulary.phrase_codes(keys[np.where(local < 0, -1, local)]))
+        proper |= paper.proper
     counts.merge()
     lowercase = {t[0] for t in vocabulary.tokens if t[1].islower()}
-    return packed, vocabulary, counts, proper - lowercase  # proper: capitalised mid-sentence, never lowercase
+    return vocabulary, counts, proper - lowercase  # proper: capitalised mid-sentence, never lowercase
+
+
+def reference_size(papers: int) -> int:
+    """Return the catalog size that inverse document frequencies use: the next power of two.
+
+    IDF is log(size / document frequency). With the exact size, every paper added would shift
+    every weight a little, reorder near ties and rewrite pages that have nothing to do with the
+    new papers; a size that changes only when the catalog doubles keeps them as they were.
+    """
+    return 1 << papers.bit_length()
+
+
+def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list[tuple[str, ...]]:
+    """Return each paper's ``k_min``-``k_max`` keyphrases, best first, scored against the whole catalog."""
+    vocabulary, counts, proper = _tokenize(papers)
+    size = reference_size(len(papers))
+    out = []
+    for paper in papers:
+        phrases = paper.phrases
+        keys = list(phrases)
+        found = counts.lookup(np.fromiter(map(vocabulary.code, keys), np.int64, len(keys)))
+        idf = dict(zip(keys, (np.log(size / (found + 1)) + 1.0).tolist()))
+        picked = _select(_rank(phrases, idf), phrases, k_min, k_max)
+        spellings = _spellings(picked, paper.decode())
+        out.append(tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked)))
+    return out
 
 
 def extract_keyphrases(docs: Sequence[tuple[str, str]], k_min: int = 5,
                        k_max: int = 8) -> list[tuple[str, ...]]:
     """Return each paper's ``k_min``-``k_max`` keyphrases, best first, from (title, plain abstract) pairs."""
-    packed, vocabulary, counts, proper = _tokenize(docs)
-    table = list(vocabulary.tokens)
-    out = []
-    for (title, abstract), paper in zip(docs, packed):
-        runs = vocabulary.decode(paper, table)
-        phrases = _candidates(runs, _aliases(_without_domains(abstract)))
-        keys = list(phrases)
-        found = counts.lookup(np.fromiter(map(vocabulary.code, keys), np.int64, len(keys)))
-        idf = dict(zip(keys, (np.log((len(docs) + 1) / (found + 1)) + 1.0).tolist()))
-        picked = _select(_rank(phrases, idf), phrases, k_min, k_max)
-        spellings = _spellings(picked, runs)
-        out.append(tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked)))
-    return out
+    return pick([analyse(title, abstract) for title, abstract in docs], k_min, k_max)
 
 
 def is_telling(word: str) -> bool:

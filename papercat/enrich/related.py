@@ -10,9 +10,9 @@ from itertools import pairwise
 import numpy as np
 from scipy import sparse
 
-from papercat.enrich.keyphrases import is_telling, term_runs
+from papercat.enrich.keyphrases import is_telling, reference_size, term_runs
 
-__all__ = ["Related", "related_papers"]
+__all__ = ["PaperTerms", "Related", "relate", "related_papers", "terms"]
 
 PHRASE_BOOST = 2.0  # a keyphrase shared says more than its words shared one by one
 MAX_SHARED = 4
@@ -73,9 +73,16 @@ def _phrase_key(phrase: str) -> tuple[str, ...]:
     return tuple(key for run in term_runs(phrase) for key, _ in run)
 
 
-def _paper_counts(title: str, abstract: str, own: list[tuple[str, ...]], phrases: dict[tuple[str, ...], str],
-                  features: _Features) -> dict[int, int]:
-    """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
+@dataclass(frozen=True)
+class PaperTerms:
+    """A paper's words and 1-3 word n-grams with their counts, from its title and abstract alone."""
+
+    words: tuple[tuple[str, str, int], ...]  # (key, spelling, times) in order of first use
+    grams: dict[tuple[str, ...], int]  # n-gram of word keys -> times, in order of first use; read only
+
+
+def terms(title: str, abstract: str) -> PaperTerms:
+    """Return the words and n-grams of a paper: the per-paper part of the TF-IDF matrix."""
     words: list[tuple[str, str]] = []
     grams: list[tuple[str, ...]] = []
     for run in term_runs(title) + term_runs(abstract):
@@ -84,11 +91,18 @@ def _paper_counts(title: str, abstract: str, own: list[tuple[str, ...]], phrases
         grams.extend(zip(keys))  # zip makes the n-gram tuples in C
         grams.extend(pairwise(keys))
         grams.extend(zip(keys, keys[1:], keys[2:]))
+    return PaperTerms(tuple((key, name, times) for (key, name), times in Counter(words).items()),
+                      dict(Counter(grams)))
+
+
+def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[tuple[str, ...], str],
+                  features: _Features) -> dict[int, int]:
+    """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
     counts: dict[int, int] = {}
-    for (key, name), times in Counter(words).items():
+    for key, name, times in paper.words:
         column = features.column((key,), name, False, times)
         counts[column] = counts.get(column, 0) + times
-    for gram, times in Counter(grams).items():
+    for gram, times in paper.grams.items():
         if gram in phrases:
             counts[features.column(gram, phrases[gram], True)] = times
     for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
@@ -97,7 +111,7 @@ def _paper_counts(title: str, abstract: str, own: list[tuple[str, ...]], phrases
     return counts
 
 
-def _matrix(docs: Sequence[tuple[str, str]],
+def _matrix(papers: Sequence[PaperTerms],
             keyphrases: Sequence[Sequence[str]]) -> tuple[sparse.csr_matrix, _Features]:
     """Return the l2-normalised TF-IDF matrix (papers x terms), sublinear in counts, and its columns."""
     keys: dict[str, tuple[str, ...]] = {}  # each distinct keyphrase's key
@@ -110,22 +124,22 @@ def _matrix(docs: Sequence[tuple[str, str]],
                     phrases.setdefault(keys[phrase], phrase)
     features = _Features()
     rows, columns, counts = [], [], []
-    for row, ((title, abstract), own) in enumerate(zip(docs, keyphrases)):
+    for row, (paper, own) in enumerate(zip(papers, keyphrases)):
         own_keys = [keys[phrase] for phrase in own if keys[phrase]]
-        paper = _paper_counts(title, abstract, own_keys, phrases, features)
-        rows.extend([row] * len(paper))
-        columns.extend(paper)
-        counts.extend(paper.values())
+        found = _paper_counts(paper, own_keys, phrases, features)
+        rows.extend([row] * len(found))
+        columns.extend(found)
+        counts.extend(found.values())
     features.settle_names()
     rows_a = np.array(rows, dtype=np.int64)
     columns_a = np.array(columns, dtype=np.int64)
     df = np.bincount(columns_a, minlength=len(features.names))
-    idf = np.log((1 + len(docs)) / (1 + df)) + 1.0
+    idf = np.log(reference_size(len(papers)) / (1 + df)) + 1.0
     idf[np.array(features.phrase, dtype=bool)] *= PHRASE_BOOST
     data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * idf[columns_a]
-    norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(docs)))
+    norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(papers)))
     data /= np.where(norms > 0, norms, 1.0)[rows_a]
-    matrix = sparse.csr_matrix((data, (rows_a, columns_a)), shape=(len(docs), len(features.names)))
+    matrix = sparse.csr_matrix((data, (rows_a, columns_a)), shape=(len(papers), len(features.names)))
     matrix.sort_indices()  # sorted terms make cosine(a, b) and cosine(b, a) sum in the same order
     return matrix, features
 
@@ -231,10 +245,16 @@ def _explain(matrix: sparse.csr_matrix, features: _Features,
 def related_papers(docs: Sequence[tuple[str, str]], keyphrases: Sequence[Sequence[str]],
                    k: int = 5) -> list[tuple[Related, ...]]:
     """Return each paper's up to ``k`` most similar papers, best first, with the terms they share."""
+    return relate(docs, [terms(title, abstract) for title, abstract in docs], keyphrases, k)
+
+
+def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
+           k: int = 5) -> list[tuple[Related, ...]]:
+    """Return related papers as ``related_papers`` does, given every paper's ``terms`` (maybe cached)."""
     k = max(0, min(k, len(docs) - 1))
     if not k:
         return [() for _ in docs]
-    matrix, features = _matrix(docs, keyphrases)
+    matrix, features = _matrix(papers, keyphrases)
     pairs = _neighbours(matrix, k, _duplicates(docs))
     out: list[list[Related]] = [[] for _ in docs]
     for (a, b, score), shared in zip(pairs, _explain(matrix, features, pairs)):

@@ -1,0 +1,367 @@
+"""A content-hash cache of derived data between builds: one self-checking file per stage in a folder.
+
+A stage ("abstracts", "keyphrases", ...) maps the sha256 of a computation's exact inputs to its
+result. Its file is read on first use and is trusted only whole: the magic bytes, the format
+version, the code fingerprint (the source of every papercat module and the versions of the
+libraries whose output is cached), the length and the sha256 of the payload must all match, and
+the unpickled payload must be a dict of 32-byte keys to values of the stage's type. Anything else
+(a truncated, corrupt, stale or foreign file) is logged and ignored, never raised, and the file is
+written again when the build is saved. After a build each stage file holds only the entries that
+build used, and it is written (atomically) only when that set changed: a rebuild with no change
+writes no cache file. A stage the build did not open stays as it was. The folder may be deleted at
+any time; the next build just computes everything again.
+
+A step that works on the whole catalog (keyphrases scored across papers, related papers, the
+search files) has a single-entry stage keyed by the hash of all its inputs, so a rebuild with no
+change skips it; when it misses, the step's per-paper stage supplies the paper-by-paper part.
+
+Payloads are pickles. The checksum is verified before unpickling, so a damaged file is never
+unpickled; it proves nothing about who wrote the file, though, so the unpickler also refuses every
+global but papercat's own classes. The cache belongs in the user's own working folder, as trusted
+as the code and the content beside it: do not point ``--cache`` at a folder that others can write.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import importlib.metadata
+import io
+import logging
+import os
+import pickle
+import secrets
+import struct
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["DEFAULT_FOLDER", "Cache", "Stage", "default_cache", "digest", "digest_of", "open_cache",
+           "paused_gc", "seal"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_FOLDER = ".papercat-cache"
+MAGIC = b"papercat cache\n\x00"
+FORMAT_VERSION = 1
+SUFFIX = ".bin"
+# After the magic: format version, code fingerprint, payload sha256, payload length.
+_HEADER = struct.Struct(">I32s32sQ")
+# Libraries whose output ends up in cached values (sanitised HTML, MathML, index terms, numbers).
+_LIBRARIES = ("latex2mathml", "lunr", "nh3", "numpy", "scipy")
+# Marks the folder as a cache for backup tools (https://bford.info/cachedir/).
+_CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# papercat's build cache; safe to delete.\n"
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def digest(*parts: str | bytes) -> bytes:
+    """Return the sha256 of ``parts``, each length-prefixed so that ("ab", "c") and ("a", "bc") differ."""
+    return digest_of(parts)
+
+
+def digest_of(parts: Iterable[str | bytes]) -> bytes:
+    """Return the sha256 of a stream of parts, as ``digest`` does."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+    return h.digest()
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> bytes:
+    """Return the sha256 of papercat's source and the versions of the libraries whose output it caches."""
+    h = hashlib.sha256()
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    h.update(f"{MAGIC!r} {FORMAT_VERSION} python {python} {sys.byteorder}\n".encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(digest(path.relative_to(package).as_posix(), path.read_bytes()))
+    for name in _LIBRARIES:
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            version = "-"
+        h.update(digest(name, version))
+    return h.digest()
+
+
+class _Unpickler(pickle.Unpickler):
+    """An unpickler that builds only plain values and the classes papercat itself defines."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        # Only a class defined in a papercat module by that name: not a function, and not a class a
+        # papercat module merely imports (papercat.serve's subprocess.Popen, say).
+        if module.startswith("papercat.") and name.isidentifier() and module in sys.modules:
+            found = getattr(sys.modules[module], name, None)
+            if isinstance(found, type) and found.__module__ == module and found.__qualname__ == name:
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache file")
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a step that makes millions of small, acyclic objects.
+
+    Each collection of the oldest generation walks every live object, and such a step triggers
+    many: at 5,000 papers they took over half the time of writing the search chunks. Reference
+    counting still frees everything; a cycle made meanwhile waits for the next collection.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Stage:
+    """One stage's entries: sha256 of inputs -> result, read lazily from its file and kept to what is used."""
+
+    def __init__(self, cache: Cache, name: str, kind: type | tuple[type, ...], single: bool = False) -> None:
+        self.cache = cache
+        self.name = name
+        self.kind = kind
+        self.single = single  # one entry per build: once it misses, the old one is of no more use
+        self.loaded: dict[bytes, Any] | None = None  # None until first use
+        self.used: dict[bytes, Any] = {}
+        self.added = 0
+        self.rewrite = False  # the file was there but could not be trusted
+        self.sealed: bytes | None = None  # the file to write, once the build is done with the stage
+        self.closed = False
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def path(self) -> Path | None:
+        folder = self.cache.folder
+        return None if folder is None else folder / f"{self.name}{SUFFIX}"
+
+    def get(self, key: bytes) -> Any | None:
+        """Return the entry for ``key``, or None when there is none (or the cache is off)."""
+        if self.cache.folder is None:
+            return None
+        if self.closed:
+            self._reopen()
+        if key in self.used:
+            return self.used[key]
+        value = self._entries().get(key)
+        if value is None:
+            self.misses += 1
+            if self.single and self.loaded:  # let the old entry (the last build's search files) go
+                self.loaded, self.rewrite = {}, True
+            return None
+        self.hits += 1
+        self.used[key] = value
+        return value
+
+    def put(self, key: bytes, value: Any) -> None:
+        """Remember ``value`` for ``key`` (a no-op when the cache is off)."""
+        if self.cache.folder is None:
+            return
+        if self.closed:
+            self._reopen()
+        if not isinstance(value, self.kind):
+            raise TypeError(f"cache stage {self.name} holds {self.kind}, not {type(value).__name__}")
+        if key not in self.used:
+            self._entries()
+            self.used[key] = value
+            self.added += 1
+
+    def map(self, compute: Callable[[T], R], items: Sequence[T], key: Callable[[T], bytes]) -> list[R]:
+        """Return ``[compute(item) for item in items]``, taking each result from the cache if it is there."""
+        if self.cache.folder is None:
+            return [compute(item) for item in items]
+        out = []
+        for item in items:
+            k = key(item)
+            value = self.get(k)
+            if value is None:
+                value = compute(item)
+                self.put(k, value)
+            out.append(value)
+        return out
+
+    def changed(self) -> bool:
+        """Return whether the file must be written: entries added, entries unused, or an untrusted file."""
+        if self.sealed is not None:
+            return True
+        if self.loaded is None:
+            return False
+        return self.rewrite or self.added > 0 or len(self.used) != len(self.loaded)
+
+    def close(self) -> None:
+        """Let the entries go now, keeping only the file to write (pickled, it is far smaller).
+
+        Meant for a stage whose entries nothing else holds on to (per-paper analyses), once the
+        build has used them. Using the stage again reads them back.
+        """
+        if self.loaded is None or self.closed:
+            return
+        self.sealed = self.encode() if self.changed() else None
+        self.loaded, self.used, self.closed = {}, {}, True
+
+    def _reopen(self) -> None:
+        """Undo ``close``: the entries this build used so far, and the file's others, are back."""
+        self.closed = False
+        self.loaded = self._load()
+        if self.sealed is None:  # nothing changed: the build had used exactly the file's entries
+            self.used = dict(self.loaded)
+        else:
+            with paused_gc():
+                self.used = pickle.loads(memoryview(self.sealed)[len(MAGIC) + _HEADER.size:])
+            self.sealed = None
+
+    def _entries(self) -> dict[bytes, Any]:
+        if self.loaded is None:
+            self.loaded = self._load()
+        return self.loaded
+
+    def _load(self) -> dict[bytes, Any]:
+        """Return the stage file's entries, or {} (marking the file for rewriting) when it is not sound."""
+        path = self.path
+        assert path is not None
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            log.warning("cache file %s cannot be read (%s); computing it again", path, exc)
+            self.rewrite = True
+            return {}
+        try:
+            entries = self._decode(data)
+        except _Untrusted as exc:
+            (log.info if exc.stale else log.warning)("cache file %s %s; ignored, it will be written again",
+                                                    path, exc)
+            self.rewrite = True
+            return {}
+        return entries
+
+    def _decode(self, data: bytes) -> dict[bytes, Any]:
+        start = len(MAGIC)
+        if len(data) < start + _HEADER.size or not data.startswith(MAGIC):
+            raise _Untrusted("is not a papercat cache file or is truncated")
+        version, fingerprint, checksum, length = _HEADER.unpack_from(data, start)
+        if version != FORMAT_VERSION:
+            raise _Untrusted(f"has format version {version}, not {FORMAT_VERSION}", stale=True)
+        if fingerprint != stage_fingerprint(self.name):
+            raise _Untrusted("was written by another version of papercat or its libraries", stale=True)
+        payload = memoryview(data)[start + _HEADER.size:]
+        if len(payload) != length:
+            raise _Untrusted(f"holds {len(payload)} bytes of data, not {length}: truncated or damaged")
+        if hashlib.sha256(payload).digest() != checksum:
+            raise _Untrusted("fails its checksum: damaged")
+        try:
+            with paused_gc():
+                entries = _Unpickler(io.BytesIO(payload)).load()
+        except Exception as exc:  # a well-formed file of unexpected content can fail in many ways
+            raise _Untrusted(f"cannot be unpickled ({type(exc).__name__}: {exc})") from exc
+        if type(entries) is not dict or not all(
+                type(k) is bytes and len(k) == 32 and isinstance(v, self.kind) for k, v in entries.items()):
+            raise _Untrusted(f"does not hold {self.name} entries")
+        return entries
+
+    def encode(self) -> bytes:
+        """Return the file contents for the entries used by this build."""
+        return seal(self.name, pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def stage_fingerprint(name: str) -> bytes:
+    """Return the fingerprint a file of stage ``name`` must carry: this code, this stage."""
+    return digest(code_fingerprint(), name)
+
+
+def seal(name: str, payload: bytes, fingerprint: bytes | None = None) -> bytes:
+    """Return a stage file: the header (magic, version, fingerprint, checksum, length), then ``payload``."""
+    fingerprint = stage_fingerprint(name) if fingerprint is None else fingerprint
+    header = _HEADER.pack(FORMAT_VERSION, fingerprint, hashlib.sha256(payload).digest(), len(payload))
+    return MAGIC + header + payload
+
+
+class _Untrusted(Exception):
+    def __init__(self, message: str, stale: bool = False) -> None:
+        super().__init__(message)
+        self.stale = stale
+
+
+class Cache:
+    """The stage files of one cache folder; with ``folder=None`` the cache is off and every lookup misses."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        self.stages: dict[str, Stage] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.folder is not None
+
+    def stage(self, name: str, kind: type | tuple[type, ...], single: bool = False) -> Stage:
+        """Return the stage ``name`` of ``kind`` entries (one entry per build if ``single``)."""
+        stage = self.stages.get(name)
+        if stage is None:
+            stage = self.stages[name] = Stage(self, name, kind, single)
+        return stage
+
+    def save(self) -> list[str]:
+        """Write every stage file whose entries changed; return their names. A failed write is only logged."""
+        if self.folder is None:
+            return []
+        changed = [stage for stage in self.stages.values() if stage.changed()]
+        if not changed:
+            return []
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tag = self.folder / "CACHEDIR.TAG"
+            if not tag.exists():
+                tag.write_bytes(_CACHEDIR_TAG)
+        except OSError as exc:
+            log.warning("cache folder %s cannot be written (%s); the next build computes everything again",
+                        self.folder, exc)
+            return []
+        written = []
+        for stage in changed:
+            try:
+                _write_atomically(stage.path, stage.sealed if stage.sealed is not None else stage.encode())
+            except OSError as exc:
+                log.warning("cache file %s cannot be written (%s)", stage.path, exc)
+                continue
+            stage.loaded, stage.added, stage.rewrite, stage.sealed = dict(stage.used), 0, False, None
+            written.append(stage.name)
+        return written
+
+    def summary(self) -> dict[str, tuple[int, int]]:
+        """Return (hits, misses) per stage used, for benchmarks and tests."""
+        return {name: (s.hits, s.misses) for name, s in self.stages.items()}
+
+
+def default_cache(content: Path) -> Path:
+    """Return where a content folder's cache goes by default: beside it (./.papercat-cache for ./content)."""
+    return content.parent / DEFAULT_FOLDER
+
+
+def open_cache(folder: Path | None) -> Cache:
+    """Return the cache kept in ``folder`` (None: no cache). Nothing is read until a stage is used."""
+    if folder is not None and folder.exists() and not folder.is_dir():
+        log.warning("cache folder %s is a file; building without a cache", folder)
+        return Cache(None)
+    return Cache(folder)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new file beside ``path`` (with the umask's usual mode) and rename it into place."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temp, "xb") as out:
+            out.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,229 @@
+"""content/history.yaml: the order in which listing files arrived, for "What's new" and the feeds.
+
+A build adds each listing it has not seen before, all those of one build under one new arrival
+number, and records the date only when SOURCE_DATE_EPOCH gives one (never the clock). The file is
+committed with the listings, so every later build, on any machine, orders papers the same way.
+A listing is known by its path, or, once renamed, by its fingerprint: a hash of its paper ids.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import yaml
+
+from .errors import Problem
+from .yamlcheck import YamlChecker, compose
+
+HISTORY_FILE = "history.yaml"
+_HEADER = """\
+# Written by papercat: the order in which listing files arrived. Commit it with your listings.
+# "What's new" shows the papers of the listings that arrived last; the feeds put them first.
+# A renamed listing is recognised by its papers. Delete an entry to have its listing arrive anew.
+"""
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """When one listing file arrived: its build number and, if SOURCE_DATE_EPOCH said so, the date."""
+
+    file: str  # path below the content folder, "listings/icml-2025.txt"
+    arrived: int  # 1 for the first build that saw listings, then one more per build that added some
+    fingerprint: str  # hash of the listing's paper ids, in order
+    papers: int
+    date: str | None = None  # "2026-11-29", from SOURCE_DATE_EPOCH
+
+
+@dataclass(frozen=True)
+class History:
+    """Every listing's arrival, in the order they arrived."""
+
+    arrivals: tuple[Arrival, ...] = ()
+
+    def of(self, file: str) -> Arrival | None:
+        return next((a for a in self.arrivals if a.file == file), None)
+
+    @property
+    def latest(self) -> int:
+        return max((a.arrived for a in self.arrivals), default=0)
+
+
+ListingIds = tuple[str, str, list[str]]  # a listing's file, venue slug and paper ids in order
+
+
+def fingerprint(paper_ids: list[str]) -> str:
+    """Return the fingerprint of a listing: its paper ids in order, hashed."""
+    return hashlib.sha256(" ".join(paper_ids).encode("ascii")).hexdigest()[:16]
+
+
+def source_date(environ: dict[str, str] | None = None) -> str | None:
+    """Return SOURCE_DATE_EPOCH as a UTC date, or None when it is unset or not a number."""
+    value = (environ if environ is not None else os.environ).get("SOURCE_DATE_EPOCH", "").strip()
+    if not value.isdigit():
+        return None
+    return datetime.datetime.fromtimestamp(int(value), datetime.timezone.utc).date().isoformat()
+
+
+def update_history(history: History, listings: list[ListingIds], date: str | None) -> History:
+    """Return the history of ``listings``: known ones kept, new ones added under one new number.
+
+    Listings no longer in the content are dropped; a listing whose path is new but whose fingerprint
+    matches a vanished entry was renamed and keeps its arrival.
+    """
+    present = {file for file, _, _ in listings}
+    vanished = {a.fingerprint: a for a in history.arrivals if a.file not in present}
+    kept: list[Arrival] = []
+    new: list[Arrival] = []
+    number = history.latest + 1
+    for file, _, ids in listings:
+        mark = fingerprint(ids)
+        known = history.of(file) or vanished.pop(mark, None)
+        if known is None:
+            new.append(Arrival(file, number, mark, len(ids), date))
+        else:
+            kept.append(replace(known, file=file, fingerprint=mark, papers=len(ids)))
+    kept.sort(key=lambda a: (a.arrived, a.file))
+    return History(tuple(kept) + tuple(sorted(new, key=lambda a: a.file)))
+
+
+def dump_history(history: History) -> bytes:
+    """Return history.yaml's text: a short header, then one entry per listing in arrival order."""
+    lines = [_HEADER.rstrip("\n"), "listings:"]
+    for a in history.arrivals:
+        lines.append(f"- file: {_scalar(a.file)}")
+        lines.append(f"  arrived: {a.arrived}")
+        if a.date:
+            lines.append(f"  date: {a.date}")
+        lines.append(f"  papers: {a.papers}")
+        lines.append(f"  fingerprint: {a.fingerprint}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def save_history(history: History, path: Path) -> None:
+    """Write history.yaml when its text changed (atomically: a temporary file renamed over it)."""
+    data = dump_history(history)
+    if path.exists() and path.read_bytes() == data:
+        return
+    temporary = path.with_name(f".{path.name}.new")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def _scalar(text: str) -> str:
+    """Return ``text`` as a YAML scalar that reads back as the same string."""
+    dumped = yaml.safe_dump(text, allow_unicode=True, default_style=None, width=1_000_000)
+    return dumped.removesuffix("\n...\n").rstrip("\n")
+
+
+def load_history(path: Path, shown: str) -> tuple[History, list[Problem]]:
+    """Read history.yaml (missing means no listing has arrived yet); every problem at once."""
+    if not path.exists():
+        return History(), []
+    root, problems = compose(path, shown)
+    if problems or root is None:
+        return History(), problems
+    check = YamlChecker(shown)
+    top = check.mapping(root, HISTORY_FILE)
+    if top is None:
+        return History(), check.problems
+    check.unknown_keys(top, ["listings"], HISTORY_FILE)
+    node = top["listings"][1] if "listings" in top else None
+    if not isinstance(node, yaml.SequenceNode):
+        check.fail(node or root, "expected a 'listings:' list; delete the file to start the history anew")
+        return History(), check.problems
+    arrivals = []
+    for index, item in enumerate(node.value, start=1):
+        arrival = _arrival(check, item, f"entry {index} of listings")
+        if arrival is not None:
+            if any(a.file == arrival.file for a in arrivals):
+                check.fail(item, f'"{arrival.file}" is listed twice; expected each listing file once')
+            else:
+                arrivals.append(arrival)
+    return History(tuple(arrivals)), check.problems
+
+
+def _arrival(check: YamlChecker, node: yaml.Node, what: str) -> Arrival | None:
+    found = check.mapping(node, what)
+    if found is None:
+        return None
+    check.unknown_keys(found, ["file", "arrived", "date", "papers", "fingerprint"], what)
+    values: dict[str, object] = {}
+    for name in ("file", "fingerprint", "date"):
+        if name in found:
+            value_node = found[name][1]
+            if name == "date" and value_node.tag == "tag:yaml.org,2002:timestamp":
+                values[name] = value_node.value
+            else:
+                values[name] = check.string(value_node, f'"{name}" of {what}')
+    for name in ("arrived", "papers"):
+        if name in found:
+            values[name] = _whole(check, found[name][1], f'"{name}" of {what}')
+    missing = [n for n in ("file", "arrived", "fingerprint", "papers") if n not in found]
+    if missing:
+        check.fail(node, f'{what} has no {", ".join(missing)}; expected file, arrived, papers and fingerprint')
+        return None
+    if None in values.values():
+        return None
+    date = values.get("date")
+    if date is not None and not _is_date(str(date)):
+        check.fail(found["date"][1], f'"date" of {what} is "{date}"; expected a date like 2026-11-29')
+        return None
+    return Arrival(str(values["file"]), int(values["arrived"]), str(values["fingerprint"]),
+                   int(values["papers"]), str(date) if date else None)
+
+
+def _whole(check: YamlChecker, node: yaml.Node, what: str) -> int | None:
+    if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:int" and node.value.isdigit():
+        return int(node.value)
+    check.fail(node, f"{what} is {node.value if isinstance(node, yaml.ScalarNode) else 'not a number'}; "
+                     "expected a whole number")
+    return None
+
+
+def _is_date(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+# How many of the latest arrivals "What's new" shows.
+NEWS_ARRIVALS = 3
+
+
+@dataclass(frozen=True)
+class News:
+    """Papers by arrival: what "What's new" and the feeds show."""
+
+    order: tuple[str, ...]  # every paper id, newest arrival first, then by file and position
+    arrival: dict[str, Arrival]  # paper id -> the listing it first arrived with
+    # the newest listings: each with its venue slug and the papers that arrived with it
+    latest: tuple[tuple[Arrival, str, tuple[str, ...]], ...]
+
+
+def make_news(history: History, listings: list[ListingIds]) -> News:
+    """Return the papers of ``listings`` ordered by when they first arrived, newest first."""
+    venue_of = {file: venue for file, venue, _ in listings}
+    first: dict[str, tuple[tuple[int, str, int], Arrival]] = {}
+    for file, _, ids in listings:
+        arrival = history.of(file)
+        if arrival is None:
+            continue
+        for position, pid in enumerate(ids):
+            key = (arrival.arrived, file, position)
+            if pid not in first or key < first[pid][0]:
+                first[pid] = (key, arrival)
+    order = sorted(first, key=lambda pid: (-first[pid][0][0], first[pid][0][1], first[pid][0][2]))
+    numbers = sorted({a.arrived for a in history.arrivals}, reverse=True)[:NEWS_ARRIVALS]
+    latest = []
+    for arrival in sorted(history.arrivals, key=lambda a: (-a.arrived, a.file)):
+        if arrival.arrived in numbers:
+            new = tuple(pid for pid in order if first[pid][1].file == arrival.file)
+            if new:
+                latest.append((arrival, venue_of[arrival.file], new))
+    return News(tuple(order), {pid: arrival for pid, (_, arrival) in first.items()}, tuple(latest))

@@ -1,0 +1,413 @@
+"""The build cache: identical output with and without it, reuse, pruning, and damaged files ignored."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import random
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from lunr.builder import Builder
+
+from papercat import cache as cache_module
+from papercat import catalog, search
+from papercat.abstract import RenderedAbstract
+from papercat.cache import Cache, digest, seal
+from papercat.cli import main
+from papercat.enrich import keyphrases, related
+from papercat.lunrjs import build_pipeline, search_pipeline
+from papercat.pipeline import Paths, build
+from tests.conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C
+
+BASE_URL = "https://example.org/catalog/"
+MORE = [
+    ("We introduce RewardBench, a benchmark for reward models that scores chosen and rejected responses "
+     "to prompts on chat, reasoning and safety, and find that reward models of $7$B parameters rival "
+     "larger ones."),
+    ("Sparse autoencoders decompose the activations of language models into interpretable features; we "
+     "show that feature splitting follows a power law in the dictionary size. "
+     "Code: https://github.com/example/sae"),
+    ("Diffusion models generate images by reversing a noising process. We propose a distillation method "
+     "that samples in four steps and keeps the image quality of the teacher diffusion model."),
+    ("We study in-context learning in transformers trained on linear regression tasks and show that the "
+     "attention layers implement gradient descent on the context examples."),
+]
+NEW = [
+    ("Graph transformers struggle with long-range dependencies on molecular graphs; we propose spectral "
+     "positional encodings that let graph transformers match message passing networks on molecules."),
+    ("We audit the safety of language model agents with GuardAgent-style guardrails and show that "
+     "guardrail agents reduce unsafe actions of web agents by half."),
+]
+STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrases-catalog", "related", "related-catalog",
+          "search", "search-catalog", "search-names"]
+
+
+def listing(header: str, abstracts: list[str]) -> str:
+    return header + "\n\n" + "\n\n".join(abstracts) + "\n"
+
+
+@pytest.fixture
+def content(make_content):
+    """Return a function making a fresh content folder with the same listings under a new name."""
+    def make(name: str, extra: dict[str, str] | None = None) -> Path:
+        return make_content({"icml.txt": listing("ICML 2025 Papers", [ABSTRACT_A, ABSTRACT_B, *MORE[:2]]),
+                             "iclr.txt": listing("ICLR 2025 Papers", [ABSTRACT_C, *MORE[2:]]),
+                             **(extra or {})},
+                            name=f"content-{name}")
+    return make
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
+    return {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(folder.iterdir())}
+
+
+def run(content: Path, out: Path, cache: Path | None = None):
+    return build(Paths(content=content, out=out, cache=cache), base_url=BASE_URL)
+
+
+@pytest.fixture
+def calls(monkeypatch) -> Counter:
+    """Count the calls of every cached computation (each still runs; the counter only wraps it)."""
+    counts: Counter = Counter()
+    targets = [(catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
+               (keyphrases, "analyse"), (keyphrases, "pick"), (related, "terms"), (related, "relate"),
+               (search, "doc_terms"), (search, "_search_files"), (search, "_coined_names")]
+    for module, name in targets:
+        monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
+    return counts
+
+
+def _counting(real, name: str, counts: Counter):
+    def counted(*args, **kwargs):
+        counts[name] += 1
+        return real(*args, **kwargs)
+    return counted
+
+
+def entries(folder: Path, name: str, kind: type = object) -> dict[bytes, object]:
+    """Return a stage file's entries as a fresh build would read them ({} if it would ignore the file)."""
+    stage = Cache(folder).stage(name, kind)
+    found = stage._entries()
+    assert not stage.rewrite, f"{name}.bin is not a sound cache file"
+    return found
+
+
+# --- the same site with and without the cache ------------------------------------------------------------
+
+
+def test_uncached_cold_and_warm_builds_are_byte_identical(content, tmp_path):
+    run(content("plain"), tmp_path / "plain")
+    cached = content("cached")
+    cold = run(cached, tmp_path / "cold", tmp_path / "cache")
+    warm = run(cached, tmp_path / "warm", tmp_path / "cache")
+    assert tree(tmp_path / "plain") == tree(tmp_path / "cold") == tree(tmp_path / "warm")
+    assert cold.catalog == warm.catalog
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == sorted(
+        [f"{name}.bin" for name in STAGES] + ["CACHEDIR.TAG"])
+
+
+def test_the_bundled_catalog_is_the_same_from_a_warm_cache(tmp_path):
+    from tests.conftest import BUNDLED
+    content = tmp_path / "content"
+    shutil.copytree(BUNDLED, content)
+    run(content, tmp_path / "cold", tmp_path / "cache")
+    run(content, tmp_path / "warm", tmp_path / "cache")
+    shutil.rmtree(tmp_path / "cache")
+    run(content, tmp_path / "plain")
+    assert tree(tmp_path / "plain") == tree(tmp_path / "cold") == tree(tmp_path / "warm")
+
+
+def test_a_warm_rebuild_computes_nothing_and_writes_no_cache_file(content, tmp_path, calls):
+    folder = content("c")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    assert calls["render_abstract"] == 7 and calls["pick"] == 1 and calls["_search_files"] == 1
+    before = snapshot(tmp_path / "cache")
+    calls.clear()
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    assert sum(calls.values()) == 0, calls
+    assert snapshot(tmp_path / "cache") == before
+
+
+def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls):
+    folder, plain = content("c"), content("plain")  # the same builds without a cache, for comparison
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    run(plain, tmp_path / "plain")
+    calls.clear()
+    (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+    result = run(folder, tmp_path / "site", tmp_path / "cache")
+    assert len(result.catalog.papers) == 9
+    for name in ("render_abstract", "derive_title", "assign_topics", "analyse", "terms", "_coined_names"):
+        assert calls[name] == 2, (name, calls)
+    # The catalog-wide steps run again, once; a search document is analysed again only when its text
+    # changed (a new paper, or keyphrases moved by the new papers' word counts).
+    assert calls["pick"] == calls["relate"] == calls["_search_files"] == 1
+    assert 2 <= calls["doc_terms"] <= 9
+    (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+    run(plain, tmp_path / "plain")
+    assert tree(tmp_path / "plain") == tree(tmp_path / "site")
+
+
+def test_entries_of_removed_papers_are_pruned(content, tmp_path):
+    folder = content("c", {"new.txt": listing("NeurIPS 2024 Papers", NEW)})
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    assert len(entries(tmp_path / "cache", "abstracts")) == 9
+    (folder / "listings" / "new.txt").unlink()
+    result = run(folder, tmp_path / "site", tmp_path / "cache")
+    abstracts = [p.abstract for p in result.catalog.papers]
+    assert set(entries(tmp_path / "cache", "abstracts")) == {digest(a) for a in abstracts}
+    docs = {digest(p.title, p.text) for p in result.catalog.papers}
+    for name in ("keyphrases", "related"):
+        assert set(entries(tmp_path / "cache", name)) == docs
+    for name in ("titles", "topics", "search", "search-names"):
+        assert len(entries(tmp_path / "cache", name)) == 7
+    for name in ("keyphrases-catalog", "related-catalog", "search-catalog"):
+        assert len(entries(tmp_path / "cache", name)) == 1
+
+
+def test_the_cache_folder_may_be_deleted_between_builds(content, tmp_path):
+    folder = content("c")
+    run(folder, tmp_path / "one", tmp_path / "cache")
+    shutil.rmtree(tmp_path / "cache")
+    run(folder, tmp_path / "two", tmp_path / "cache")
+    assert tree(tmp_path / "one") == tree(tmp_path / "two")
+    assert len(entries(tmp_path / "cache", "abstracts")) == 7
+
+
+def test_a_build_without_a_cache_and_a_check_write_no_cache(content, tmp_path):
+    run(content("c"), tmp_path / "site")
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".bin") or p.name == "CACHEDIR.TAG"]
+    build(Paths(content=content("d"), out=tmp_path / "unused", cache=tmp_path / "cache"), write=False)
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "unused").exists()
+
+
+def test_a_failed_build_leaves_the_cache_alone(content, tmp_path):
+    from papercat.errors import ContentError
+    folder = content("c")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    before = snapshot(tmp_path / "cache")
+    (folder / "listings" / "bad.txt").write_text("no header here\n\n" + NEW[0] + "\n", encoding="utf-8")
+    with pytest.raises(ContentError):
+        run(folder, tmp_path / "site", tmp_path / "cache")
+    assert snapshot(tmp_path / "cache") == before
+
+
+# --- damaged, stale and foreign cache files ----------------------------------------------------------------
+
+
+class Foreign:
+    def __reduce__(self):
+        return (shutil.rmtree, ("/nonexistent-papercat-test",))
+
+
+def _resealed(data: bytes, name: str, change) -> bytes:
+    """Return a stage file whose payload is ``change(payload)``, with a valid header and checksum."""
+    payload = data[len(cache_module.MAGIC) + cache_module._HEADER.size:]
+    return seal(name, change(payload))
+
+
+CORRUPTIONS = {
+    "empty": lambda data, name: b"",
+    "truncated": lambda data, name: data[:len(data) // 2],
+    "header only": lambda data, name: data[:len(cache_module.MAGIC) + cache_module._HEADER.size],
+    "random bytes": lambda data, name: random.Random(1).randbytes(len(data)),
+    "a flipped payload byte": lambda data, name: data[:-1] + bytes([data[-1] ^ 1]),
+    "another code fingerprint": lambda data, name: seal(
+        name, data[len(cache_module.MAGIC) + cache_module._HEADER.size:], fingerprint=digest("other code")),
+    "another format version": lambda data, name: data.replace(
+        cache_module.MAGIC + cache_module.FORMAT_VERSION.to_bytes(4, "big"),
+        cache_module.MAGIC + (99).to_bytes(4, "big"), 1),
+    "a list, checksum valid": lambda data, name: _resealed(data, name, lambda p: pickle.dumps([1, 2, 3])),
+    "entries of the wrong type, checksum valid": lambda data, name: _resealed(
+        data, name, lambda p: pickle.dumps({b"k" * 32: b"not a result"})),
+    "short keys, checksum valid": lambda data, name: _resealed(
+        data, name, lambda p: pickle.dumps(dict.fromkeys([b"k"], next(iter(pickle.loads(p).values()))))),
+    "a pickle that calls a function, checksum valid": lambda data, name: _resealed(
+        data, name, lambda p: pickle.dumps({b"k" * 32: Foreign()})),
+    "not a pickle, checksum valid": lambda data, name: _resealed(data, name, lambda p: b"\x80\x05garbage"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(CORRUPTIONS))
+def test_a_damaged_cache_file_is_ignored_and_rewritten(content, tmp_path, caplog, damage):
+    folder = content("c")
+    run(folder, tmp_path / "cold", tmp_path / "cache")
+    for path in sorted((tmp_path / "cache").glob("*.bin")):
+        path.write_bytes(CORRUPTIONS[damage](path.read_bytes(), path.stem))
+    caplog.set_level(logging.INFO, logger="papercat.cache")
+    run(folder, tmp_path / "again", tmp_path / "cache")
+    assert tree(tmp_path / "again") == tree(tmp_path / "cold")
+    noted = {r.getMessage().split()[2] for r in caplog.records if r.name == "papercat.cache"}
+    # Every stage file was read (none hit before the catalog-wide ones missed) and every one was noted.
+    assert noted == {str(tmp_path / "cache" / f"{name}.bin") for name in STAGES}
+    for name in STAGES:
+        assert entries(tmp_path / "cache", name), name  # rewritten, and sound again
+    assert not Path("/nonexistent-papercat-test").exists()
+
+
+def test_a_folder_in_place_of_a_cache_file_does_not_fail_the_build(content, tmp_path, caplog):
+    folder = content("c")
+    run(folder, tmp_path / "cold", tmp_path / "cache")
+    (tmp_path / "cache" / "abstracts.bin").unlink()
+    (tmp_path / "cache" / "abstracts.bin").mkdir()
+    run(folder, tmp_path / "again", tmp_path / "cache")
+    assert tree(tmp_path / "again") == tree(tmp_path / "cold")
+    assert any("abstracts.bin" in r.getMessage() for r in caplog.records)
+
+
+def test_a_file_in_place_of_the_cache_folder_does_not_fail_the_build(content, tmp_path, caplog):
+    (tmp_path / "cache").write_text("not a folder")
+    run(content("c"), tmp_path / "site", tmp_path / "cache")
+    assert (tmp_path / "cache").read_text() == "not a folder"
+    assert any("is a file" in r.getMessage() for r in caplog.records)
+
+
+def test_the_cache_off_computes_everything_and_saves_nothing():
+    stage = Cache().stage("abstracts", RenderedAbstract)
+    assert stage.map(len, ["ab", "c"], digest) == [2, 1]
+    assert stage.get(digest("ab")) is None
+    assert Cache().save() == []
+
+
+@pytest.mark.parametrize("changed", [True, False])
+def test_a_closed_stage_reopens_with_everything_it_held(tmp_path, changed):
+    seed = Cache(tmp_path / "cache")
+    seed.stage("titles", str).map(str.upper, ["a", "b"], digest)
+    seed.save()
+    cache = Cache(tmp_path / "cache")
+    stage = cache.stage("titles", str)
+    assert stage.map(str.upper, ["a", "b", "c"] if changed else ["a", "b"], digest)[0] == "A"
+    stage.close()
+    assert stage.used == {} and (stage.sealed is not None) == changed
+    assert stage.map(str.upper, ["b", "d"], digest) == ["B", "D"]
+    assert cache.save() == ["titles"]
+    expected = {digest(x): x.upper() for x in (["a", "b", "c", "d"] if changed else ["a", "b", "d"])}
+    assert entries(tmp_path / "cache", "titles") == expected
+
+
+def test_search_files_twice_with_one_cache(bundled_catalog, tmp_path):
+    cache = Cache(tmp_path / "cache")
+    assert search.search_files(bundled_catalog, cache=cache) == search.search_files(bundled_catalog)
+    assert search.search_files(bundled_catalog, 3000, cache=cache) == search.search_files(
+        bundled_catalog, 3000)
+    assert search.search_files(bundled_catalog, cache=cache) == search.search_files(bundled_catalog)
+
+
+def test_a_stage_refuses_to_cache_a_value_of_another_type(tmp_path):
+    with pytest.raises(TypeError):
+        Cache(tmp_path).stage("titles", str).put(digest("x"), 3)
+
+
+# --- the command line ----------------------------------------------------------------------------------
+
+
+def test_cli_cache_goes_beside_the_content_folder_unless_told(content, tmp_path):
+    folder = content("c")
+    result = CliRunner().invoke(main, ["build", "--content", str(folder), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert (folder.parent / ".papercat-cache" / "abstracts.bin").is_file()
+    result = CliRunner().invoke(main, ["build", "--content", str(folder), "--out", str(tmp_path / "site"),
+                                       "--cache", str(tmp_path / "elsewhere")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "elsewhere" / "abstracts.bin").is_file()
+
+
+def test_cli_no_cache_reads_and_writes_none(content, tmp_path):
+    folder = content("c")
+    result = CliRunner().invoke(main, ["build", "--content", str(folder), "--out", str(tmp_path / "site"),
+                                       "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert not (folder.parent / ".papercat-cache").exists()
+
+
+# --- the search index assembled from cached document terms is lunr.py's ------------------------------------
+
+
+def lunr_index(docs: list[search.SearchDoc]) -> dict:
+    """Return the index as lunr.py's Builder makes it, re-tokenising every document (the reference)."""
+    builder = Builder()
+    builder.pipeline = build_pipeline()
+    builder.search_pipeline = search_pipeline()
+    builder.ref("ref")
+    for name, boost in search.FIELDS:
+        builder.field(name, boost)
+    for doc in docs:
+        builder.add({"ref": doc.ref,
+                     "title": search.tokenize(search._indexed(search.plain_text(doc.title))),
+                     "names": search.tokenize(doc.names),
+                     "abstract": search.tokenize(search._indexed(doc.text))})
+    return builder.build().serialize()
+
+
+def test_the_assembled_index_is_lunr_builders_to_the_byte(bundled_catalog):
+    import json
+    docs = search.search_docs(bundled_catalog)
+    rng = random.Random(5)
+    words = " ".join(d.text for d in docs).split()
+    # Odd documents too: no names, stop words only, punctuation only, one word repeated, non-ASCII.
+    odd = ["", "the of and a", "— – ***", "graph " * 40, "Über naïve façade Straße 𝑥-ray"]
+    for n, text in enumerate(odd + [" ".join(rng.choices(words, k=rng.randint(1, 200))) for _ in range(60)]):
+        docs.append(search.SearchDoc(str(len(docs)), f"x{n}", text[:40], "u", (), (), text,
+                                     "" if n % 3 else " ; ".join(rng.choices(words, k=3))))
+    expected = lunr_index(docs)
+    assert json.dumps(search.build_index(docs)) == json.dumps(expected)
+    # and from a warm cache
+    cache = Cache(Path("/nonexistent-cache-folder-never-written"))
+    stage = cache.stage("search", search.DocTerms)
+    stage.loaded = {digest(d.title, d.names, d.text): search.doc_terms(d) for d in docs}
+    assert json.dumps(search.build_index(docs, cache)) == json.dumps(expected)
+    assert stage.hits == len({(d.title, d.names, d.text) for d in docs}) and stage.misses == 0
+
+
+def test_chunk_files_and_term_sizes_are_what_the_plain_serialization_gives(bundled_catalog):
+    import json
+    index = search.build_index(search.search_docs(bundled_catalog))
+    for target in (None, 500, 5000, search.CHUNK_TARGET):
+        chunks = search.split_index(index, target)
+        postings = dict(index["invertedIndex"])
+        owner = {postings[t]["_index"]: n for n, c in enumerate(chunks) for t in c.terms}
+        parts: list[list] = [[] for _ in chunks]
+        for field_ref, elements in index["fieldVectors"]:
+            kept: dict[int, list] = {}
+            for i in range(0, len(elements), 2):
+                kept.setdefault(owner[elements[i]], []).extend(elements[i:i + 2])
+            for n, found in kept.items():
+                parts[n].append([field_ref, found])
+        expected = [json.dumps({"version": index["version"], "fields": index["fields"],
+                                "fieldVectors": parts[n], "pipeline": index["pipeline"],
+                                "invertedIndex": [[t, postings[t]] for t in c.terms]},
+                               **search._JSON).encode()
+                    for n, c in enumerate(chunks)]
+        assert search._chunk_data(index, chunks) == expected, target
+    sizes: dict[int, int] = {}
+    for field_ref, elements in index["fieldVectors"]:
+        header = (len(field_ref) + 8) * 2 // max(len(elements), 2)
+        for i in range(0, len(elements), 2):
+            sizes[elements[i]] = sizes.get(elements[i], 0) + header + len(f"{elements[i]},{elements[i + 1]},")
+    assert search._term_sizes(index) == {
+        term: len(json.dumps([term, posting], **search._JSON)) + 1 + sizes.get(posting["_index"], 0)
+        for term, posting in index["invertedIndex"]}
+
+
+def test_an_empty_catalog_has_an_empty_index():
+    index = search.build_index([])
+    assert index["invertedIndex"] == [] and index["fieldVectors"] == []
+    assert len(search._chunk_data(index, search.split_index(index))) == 1
+
+
+@pytest.fixture(scope="module")
+def bundled_catalog():
+    from papercat.catalog import make_catalog
+    from papercat.pipeline import read_content
+    from tests.conftest import BUNDLED
+    loaded, _ = read_content(BUNDLED)
+    found, _ = make_catalog(list(loaded.listings), loaded.taxonomy)
+    return found
