@@ -74,5 +74,15 @@ def topic_feed_path(slug: str) -> str:
 def relative(from_page: str, target: str) -> str:
     """Return a link from the page at ``from_page`` to ``target`` (both site-relative paths)."""
     target, hash_, fragment = target.partition("#")
-    link = posixpath.relpath(target, posixpath.dirname(from_page) or ".") if target else ""
-    return f"{link}{hash_}{fragment}"
+    return f"{_relpath(target, posixpath.dirname(from_page))}{hash_}{fragment}" if target else f"{hash_}{fragment}"
+
+
+def _relpath(target: str, folder: str) -> str:
+    """Return ``posixpath.relpath(target, folder)`` for site-relative paths, without its getcwd() per call."""
+    # Both are normalised paths below the site's root (no "..", no leading "/"): drop the shared
+    # folders, climb out of the rest of ``folder`` and go down into the rest of ``target``.
+    parts, base = target.split("/"), folder.split("/") if folder else []
+    shared = 0
+    while shared < min(len(base), len(parts) - 1) and base[shared] == parts[shared]:
+        shared += 1
+    return "/".join([".."] * (len(base) - shared) + parts[shared:])
