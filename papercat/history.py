@@ -201,6 +201,7 @@ class News:
     """Papers by arrival: what "What's new" and the feeds show."""
 
     order: tuple[str, ...]  # every paper id, newest arrival first, then by file and position
+    oldest_first: tuple[str, ...]  # every paper id, oldest arrival first, then by file and position
     arrival: dict[str, Arrival]  # paper id -> the listing it first arrived with
     # the newest listings: each with its venue slug and the papers that arrived with it
     latest: tuple[tuple[Arrival, str, tuple[str, ...]], ...]
@@ -219,6 +220,7 @@ def make_news(history: History, listings: list[ListingIds]) -> News:
             if pid not in first or key < first[pid][0]:
                 first[pid] = (key, arrival)
     order = sorted(first, key=lambda pid: (-first[pid][0][0], first[pid][0][1], first[pid][0][2]))
+    oldest_first = sorted(first, key=lambda pid: first[pid][0])
     numbers = sorted({a.arrived for a in history.arrivals}, reverse=True)[:NEWS_ARRIVALS]
     latest = []
     for arrival in sorted(history.arrivals, key=lambda a: (-a.arrived, a.file)):
@@ -226,4 +228,5 @@ def make_news(history: History, listings: list[ListingIds]) -> News:
             new = tuple(pid for pid in order if first[pid][1].file == arrival.file)
             if new:
                 latest.append((arrival, venue_of[arrival.file], new))
-    return News(tuple(order), {pid: arrival for pid, (_, arrival) in first.items()}, tuple(latest))
+    arrivals = {pid: arrival for pid, (_, arrival) in first.items()}
+    return News(tuple(order), tuple(oldest_first), arrivals, tuple(latest))

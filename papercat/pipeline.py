@@ -93,7 +93,7 @@ def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
             for listing in listings]
 
 
-def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = News((), {}, ()),
+def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = News((), (), {}, ()),
                 cache: Cache | None = None) -> OutputFiles:
     """Render every page and data file into memory; nothing is written here."""
     env = make_environment(paths.templates)
@@ -116,7 +116,7 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News =
     files.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")
     files.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt")
     files.add(urls.NOJEKYLL, b"", "GitHub Pages")
-    for rel, data in sorted(search_files(catalog, cache=cache).items()):
+    for rel, data in sorted(search_files(catalog, cache=cache, order=news.oldest_first).items()):
         files.add(f"{SEARCH_DIR}/{rel}", data, "the search index")
     if paths.static.is_dir():
         files.add_tree(paths.static, "static")

@@ -88,13 +88,18 @@ def method_names(title: str, abstract: str) -> list[str]:
     return list(found)
 
 
-def search_docs(catalog: Catalog, cache: Cache | None = None) -> list[SearchDoc]:
-    """Return the catalog's papers as search documents, in catalog order."""
+def search_docs(catalog: Catalog, cache: Cache | None = None, order: Sequence[str] = ()) -> list[SearchDoc]:
+    """Return the catalog's papers as search documents: those of ``order`` (ids) first, in its order.
+
+    The build gives the papers oldest arrival first, so a new listing's papers come last and
+    leave the earlier doc shards as they were.
+    """
+    rank = {pid: i for i, pid in enumerate(order)}
+    papers = sorted(catalog.papers, key=lambda p: rank.get(p.id, len(rank)))  # stable: catalog order after
     topic_names = {t.slug: t.name for t in catalog.topics}
     coined = (cache or Cache()).stage("search-names", list).map(
-        _coined_names, catalog.papers, lambda paper: digest(paper.title, paper.text))
-    return [_search_doc(n, paper, topic_names, names)
-            for n, (paper, names) in enumerate(zip(catalog.papers, coined))]
+        _coined_names, papers, lambda paper: digest(paper.title, paper.text))
+    return [_search_doc(n, paper, topic_names, names) for n, (paper, names) in enumerate(zip(papers, coined))]
 
 
 def _coined_names(paper: Paper) -> list[str]:
@@ -307,9 +312,9 @@ def _chunk_file(key: str) -> str:
 
 @paused_gc()
 def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
-                 cache: Cache | None = None) -> dict[str, bytes]:
-    """Return every file of the site's search/ folder by its path below search/."""
-    docs = search_docs(catalog, cache)
+                 cache: Cache | None = None, order: Sequence[str] = ()) -> dict[str, bytes]:
+    """Return every file of the site's search/ folder by its path below search/ (docs in ``order``)."""
+    docs = search_docs(catalog, cache, order)
     # The files are a function of the search documents, the venues and topics, and the target alone;
     # any other change to them is a change of code, which the cache's code fingerprint catches.
     memo = (cache or Cache()).stage("search-catalog", dict, single=True)

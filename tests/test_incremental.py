@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -166,3 +167,23 @@ def test_the_feed_puts_the_newest_listing_first_with_its_date(make_content, tmp_
     assert "<updated>2025-11-29T00:00:00Z</updated>" in feed.split("<entry>")[0], "the feed's date is its newest"
     assert feed.split("<entry>")[-1].count("<updated>2025-01-01T00:00:00Z</updated>") == 1, \
         "an undated listing's papers carry 1 January of their year"
+
+
+def test_a_newer_venue_leaves_the_earlier_search_shards_alone(make_content, tmp_path):
+    """Search documents go oldest arrival first: a new listing's papers come after the full shards."""
+    words = ["lattice", "quorum", "ferrite", "glacier", "harbor", "orchid", "prism", "tundra", "violet", "walnut"]
+    old = [f"We measure the {a} {b} effect in sample {n} and report how {c} conditions change it."
+           for n, (a, b, c) in enumerate(itertools.islice(itertools.product(words, words, words), 50))]
+    content = make_content({"old.txt": listing("ICML 2025 Papers", old)})
+    site = tmp_path / "site"
+    build(Paths(content, site))
+    shard = (site / "search" / "docs" / "0.json").read_bytes()
+    assert len(json.loads(shard)) == 50
+
+    (content / "listings" / "new.txt").write_text(listing("ICML 2026 Papers", STARS), encoding="utf-8")
+    result = build(Paths(content, site))
+    assert result.catalog.venues[0].label == "ICML 2026", "the new venue comes first in the catalog"
+    assert (site / "search" / "docs" / "0.json").read_bytes() == shard
+    assert "search/docs/0.json" not in result.changes.written
+    assert [d["text"][:20] for d in json.loads((site / "search" / "docs" / "1.json").read_bytes())] == \
+        [s[:20] for s in STARS]
