@@ -13,14 +13,14 @@ _INVISIBLE = dict.fromkeys(
     None,
 )
 _SPACES = re.compile(r"\s+")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's category Cc, exactly
 # Punctuation that ends a sentence rather than the URL it follows.
 _URL_TRAILER = ".,;:!?'\"*_"
 
 
 def clean_line(line: str) -> str:
     """Return ``line`` in NFC with control and zero-width characters removed."""
-    line = unicodedata.normalize("NFC", line).translate(_INVISIBLE)
-    return "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in line)
+    return _CONTROL.sub(" ", unicodedata.normalize("NFC", line).translate(_INVISIBLE))
 
 
 def collapse_spaces(text: str) -> str:

@@ -164,3 +164,15 @@ def test_listing_paths_on_pages_are_relative_to_the_content_folder(make_content,
     content = make_content({"sub/x.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n"})
     listings, problems = read_listings(content, tmp_path / "elsewhere")
     assert problems == [] and listings[0].path == "listings/sub/x.txt"
+
+
+def test_clean_line_blanks_exactly_the_control_characters():
+    import sys
+    import unicodedata
+
+    from papercat.text import clean_line
+
+    controls = "".join(chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cc")
+    assert clean_line(f"a{controls}b") == "a" + " " * len(controls) + "b"
+    kept = "é – “x” 論文 \u2028"  # letters, punctuation, CJK and a line separator (Zl, not Cc) stay
+    assert clean_line(kept) == kept
