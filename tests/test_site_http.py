@@ -445,3 +445,24 @@ def test_feeds_are_atom_with_absolute_urls_that_work(site_url: str, site_dir: Pa
             assert all(slug in by_url[u]["venues"] for u in urls_)
     whole = ElementTree.fromstring(fetch(site_url + "feeds/all.xml").body)
     assert len(whole.findall(ATOM + "entry")) == len(site_papers)
+
+
+def test_a_site_at_a_domain_root_works_and_so_does_its_404(small_content: Path, tmp_path: Path):
+    """A custom domain serves the site at "/": its links, sitemap and 404 page work there too."""
+    from papercat.pipeline import Paths, build
+
+    site = tmp_path / "site"
+    with serve(site, not_found={"/": site / "404.html"}) as base:
+        build(Paths(content=small_content, out=site), base_url=base)
+        home = crawl(base + "index.html")
+        problems = check_crawl(home, site, set())
+        missing = crawl(base + "deep/missing/page.html", start_status=404)
+        from_404 = check_crawl(missing, site, set(), base=base)
+        sitemap = ElementTree.fromstring(fetch(base + "sitemap.xml").body)
+    for kind in ("broken", "outside", "unreachable", "fragment", "external"):
+        assert not problems[kind], kind + describe(problems[kind])
+        if kind != "unreachable":
+            assert not from_404[kind], f"{kind} from 404.html:" + describe(from_404[kind])
+    assert base + "index.html" in missing.pages
+    assert ("link", "href", "/static/style.css") in missing.pages[base + "deep/missing/page.html"].refs
+    assert {loc.text for loc in sitemap.iter(SITEMAP_NS + "loc")} >= {base, base + "venues/"}
