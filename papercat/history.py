@@ -207,6 +207,9 @@ class News:
     latest: tuple[tuple[Arrival, str, tuple[str, ...]], ...]
 
 
+NO_NEWS = News((), (), {}, ())
+
+
 def make_news(history: History, listings: list[ListingIds]) -> News:
     """Return the papers of ``listings`` ordered by when they first arrived, newest first."""
     venue_of = {file: venue for file, venue, _ in listings}

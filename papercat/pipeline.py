@@ -9,20 +9,30 @@ from pathlib import Path
 
 import jinja2
 
+from . import urls
 from .cache import Cache, open_cache
 from .catalog import make_catalog
 from .config import SiteConfig, load_site_config, load_taxonomy
 from .errors import CatalogError, ContentError, Problem, StrictWarnings
+from .feeds import feed_pages
+from .history import (
+    HISTORY_FILE,
+    NO_NEWS,
+    History,
+    ListingIds,
+    News,
+    load_history,
+    make_news,
+    save_history,
+    source_date,
+    update_history,
+)
+from .hosting import robots_txt, sitemap_pages
 from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
 from .pages import papers_json, shared_context, site_pages
 from .render import make_environment, render_page
-from . import urls
-from .feeds import feed_pages
-from .history import HISTORY_FILE, History, ListingIds, News, load_history, make_news, save_history, \
-    source_date, update_history
-from .hosting import robots_txt, sitemap_pages
 from .search import SEARCH_DIR, search_files
 from .text import paper_id
 from .urls import normalise_base_url
@@ -53,7 +63,7 @@ class Content:
     listings: tuple[Listing, ...]
     overrides: dict[str, Override] = field(default_factory=dict)
     overrides_path: str = "papers.yaml"  # as shown in messages
-    history: History = History()
+    history: History = field(default_factory=History)
 
 
 @dataclass(frozen=True)
@@ -93,7 +103,7 @@ def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
             for listing in listings]
 
 
-def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = News((), (), {}, ()),
+def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = NO_NEWS,
                 cache: Cache | None = None) -> OutputFiles:
     """Render every page and data file into memory; nothing is written here."""
     env = make_environment(paths.templates)

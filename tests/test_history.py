@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from papercat.history import Arrival, History, dump_history, load_history, make_news, source_date, update_history
+from papercat.history import (
+    Arrival,
+    History,
+    dump_history,
+    load_history,
+    make_news,
+    source_date,
+    update_history,
+)
 
 
 def roundtrip(history: History, tmp_path) -> History:
@@ -66,12 +74,12 @@ def test_source_date_epoch(value, expected):
      'content/history.yaml:3: "arrived" of entry 1 of listings is first; expected a whole number'),
     ("listings:\n- file: listings/a.txt\n  arrived: 1\n  papers: 2\n  fingerprint: ab\n  date: 2026-13-01\n",
      'content/history.yaml:6: "date" of entry 1 of listings is "2026-13-01"; expected a date like 2026-11-29'),
-    ("listings:\n- {file: a.txt, arrived: 1, papers: 1, fingerprint: ab}\n"
-     "- {file: a.txt, arrived: 2, papers: 1, fingerprint: cd}\n",
+    (("listings:\n- {file: a.txt, arrived: 1, papers: 1, fingerprint: ab}\n"
+     "- {file: a.txt, arrived: 2, papers: 1, fingerprint: cd}\n"),
      'content/history.yaml:3: "a.txt" is listed twice; expected each listing file once'),
     ("listings:\n- {file: a.txt, arrived: 1, papers: 1, fingerprint: ab, when: today}\n",
-     'content/history.yaml:2: unknown key "when" in entry 1 of listings; expected one of: file, arrived, date, '
-     'papers, fingerprint'),
+     ('content/history.yaml:2: unknown key "when" in entry 1 of listings; expected one of: file, arrived, date, '
+     'papers, fingerprint')),
 ])
 def test_history_errors_name_the_line(tmp_path, text, message):
     path = tmp_path / "history.yaml"

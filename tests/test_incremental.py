@@ -18,20 +18,20 @@ BASE_URL = "https://example.org/catalog/"
 # keep IDF's reference size (the next power of two) at 8, as in a large catalog where one more
 # listing rarely doubles it.
 GRAPHS = [
-    "We propose MolGraph, a graph neural network for molecular property prediction that passes "
-    "messages along chemical bonds and pools atoms into functional groups.",
-    "Message passing graph networks oversmooth on deep stacks; we add residual gating between layers "
-    "and recover accuracy on citation graphs and molecular benchmarks.",
-    "We study positional encodings for graph transformers, comparing Laplacian eigenvectors and random "
-    "walk features on molecular graphs and protein contact maps.",
-    "Graph contrastive pretraining on unlabeled molecules learns representations that transfer to "
-    "toxicity and solubility prediction with few labelled molecules.",
+    ("We propose MolGraph, a graph neural network for molecular property prediction that passes "
+    "messages along chemical bonds and pools atoms into functional groups."),
+    ("Message passing graph networks oversmooth on deep stacks; we add residual gating between layers "
+    "and recover accuracy on citation graphs and molecular benchmarks."),
+    ("We study positional encodings for graph transformers, comparing Laplacian eigenvectors and random "
+    "walk features on molecular graphs and protein contact maps."),
+    ("Graph contrastive pretraining on unlabeled molecules learns representations that transfer to "
+    "toxicity and solubility prediction with few labelled molecules."),
 ]
 STARS = [
-    "Telescope surveys catalogue faint galaxies; we calibrate photometric redshifts of distant galaxies "
-    "with spectroscopic anchors from a southern sky survey.",
-    "Exoplanet transits in stellar light curves are detected by a periodogram search that rejects "
-    "eclipsing binaries and stellar flares.",
+    ("Telescope surveys catalogue faint galaxies; we calibrate photometric redshifts of distant galaxies "
+    "with spectroscopic anchors from a southern sky survey."),
+    ("Exoplanet transits in stellar light curves are detected by a periodogram search that rejects "
+    "eclipsing binaries and stellar flares."),
 ]
 
 

@@ -11,11 +11,11 @@ import http.client
 import json
 import re
 import shutil
-from xml.etree import ElementTree
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+from xml.etree import ElementTree
 
 import pytest
 
