@@ -4,8 +4,10 @@
     python scripts/screenshots.py --site site --out docs/screenshots
 
 The site is served over HTTP on 127.0.0.1 (an ephemeral port) while the screenshots are taken:
-home.png, venue.png, paper.png and search.png (results for "agent") at 1280x900, and
-paper-phone.png at 390x844.
+every main page (home, a venue, a paper, search results for "agent", What's new, and the map and
+statistics pages when the site has them) in the light and the dark theme (the browser's
+prefers-color-scheme), on a desktop (1280x900) and a phone (390x844):
+``<page>-<theme>-<device>.png``, e.g. home-dark-phone.png.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ def pick_pages(site: Path, venue: str | None, paper: str | None) -> dict[str, st
     for name, rel in pages.items():
         if not (site / rel.split("?")[0]).is_file():
             raise SystemExit(f"{site / rel}: no such page for the {name} screenshot")
+    optional = {"new": "new/index.html", "map": "map/index.html", "stats": "stats/index.html"}
+    pages.update({name: rel for name, rel in optional.items() if (site / rel).is_file()})
     return pages
 
 
@@ -71,14 +75,10 @@ def take(site: Path, out: Path, pages: dict[str, str], full_page: bool) -> list[
     if not CHROMIUM.exists():
         raise SystemExit("Debian chromium is not installed: run `make setup` (apt-get install chromium)")
     out.mkdir(parents=True, exist_ok=True)
-    shots = [  # file name, page, context options
-        ("home.png", pages["home"], {"viewport": DESKTOP}),
-        ("venue.png", pages["venue"], {"viewport": DESKTOP}),
-        ("paper.png", pages["paper"], {"viewport": DESKTOP}),
-        ("search.png", pages["search"], {"viewport": DESKTOP}),
-        ("paper-phone.png", pages["paper"],
-         {"viewport": PHONE, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}),
-    ]
+    devices = {"desktop": {"viewport": DESKTOP},
+               "phone": {"viewport": PHONE, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}}
+    shots = [(f"{name}-{theme}-{device}.png", rel, {**options, "color_scheme": theme})
+             for name, rel in pages.items() for theme in ("light", "dark") for device, options in devices.items()]
     written = []
     with serve(site) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
@@ -91,7 +91,7 @@ def take(site: Path, out: Path, pages: dict[str, str], full_page: bool) -> list[
                     response = page.goto(base + rel, wait_until="load")
                     if response is None or response.status != 200:
                         raise SystemExit(f"{base + rel}: HTTP {response.status if response else '?'}")
-                    if name == "search.png":  # results come from a Web Worker after the load event
+                    if name.startswith("search-"):  # results come from a Web Worker after the load event
                         page.wait_for_selector("#search-results li")
                     page.screenshot(path=str(out / name), full_page=full_page)
                 finally:
@@ -107,9 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=Path("site"), help="the built site (default: site)")
     parser.add_argument("--out", type=Path, default=Path("docs/screenshots"),
                         help="where the PNG files go (default: docs/screenshots)")
-    parser.add_argument("--venue", help="venue slug for venue.png (default: the first paper's venue)")
-    parser.add_argument("--paper", help="paper id for paper.png and paper-phone.png "
-                                        "(default: the venue's first paper)")
+    parser.add_argument("--venue", help="venue slug for the venue shots (default: the first paper's venue)")
+    parser.add_argument("--paper", help="paper id for the paper shots (default: the venue's first paper)")
     parser.add_argument("--full-page", action="store_true", help="shoot whole pages, not the first screen")
     args = parser.parse_args(argv)
     if not (args.site / "index.html").is_file():

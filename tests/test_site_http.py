@@ -7,6 +7,7 @@ The bundled content is built once and served from ``<tmp>/root/`` so the site li
 
 from __future__ import annotations
 
+import gzip
 import http.client
 import json
 import re
@@ -466,3 +467,17 @@ def test_a_site_at_a_domain_root_works_and_so_does_its_404(small_content: Path, 
     assert base + "index.html" in missing.pages
     assert ("link", "href", "/static/style.css") in missing.pages[base + "deep/missing/page.html"].refs
     assert {loc.text for loc in sitemap.iter(SITEMAP_NS + "loc")} >= {base, base + "venues/"}
+
+
+# --- page weight ----------------------------------------------------------------------------------
+
+PAGE_BUDGET = 30_000  # bytes, gzip: a paper page's HTML and CSS before search is used
+
+
+def test_every_paper_page_and_its_css_weigh_under_30_kb_gzip(site: Crawl, site_url: str):
+    css = sum(len(gzip.compress(r.body, 9)) for u, r in site.responses.items() if r.content_type.startswith("text/css"))
+    papers = {u: r for u, r in site.responses.items() if u.startswith(site_url + "papers/") and u.endswith(".html")}
+    assert len(papers) == PAPER_COUNT
+    heaviest = max(papers, key=lambda u: len(gzip.compress(papers[u].body, 9)))
+    weight = len(gzip.compress(papers[heaviest].body, 9)) + css
+    assert weight < PAGE_BUDGET, f"{heaviest}: {weight} bytes gzip with the CSS; budget {PAGE_BUDGET}"
