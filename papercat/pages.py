@@ -12,7 +12,9 @@ from .bibtex import bibtex_entry
 from .config import SiteConfig
 from .history import News
 from .model import Catalog, Paper
+from .paper_map import paper_map
 from .render import Page
+from .stats import catalog_stats
 
 
 def shared_context(catalog: Catalog, config: SiteConfig) -> dict[str, Any]:
@@ -38,6 +40,8 @@ def site_pages(catalog: Catalog, news: News, base_url: str | None = None) -> lis
         Page(urls.SEARCH, "search.html", {"venues": catalog.venues, "topics": catalog.topics}),
         Page(urls.WHATS_NEW, "whatsnew.html", {"groups": [
             (arrival, venues[slug], [by_id[i] for i in ids]) for arrival, slug, ids in news.latest]}),
+        Page(urls.MAP, "map.html", {"map": paper_map(catalog)}),
+        Page(urls.STATS, "stats.html", {"stats": catalog_stats(catalog)}),
         # Served for a missing path at any depth: its links start with the site's path.
         Page(urls.NOT_FOUND, "404.html", {"link_base": urls.base_path(base_url)}),
     ]

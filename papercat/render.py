@@ -73,6 +73,8 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         VENUES=urls.VENUES,
         TOPICS=urls.TOPICS,
         SEARCH=urls.SEARCH,
+        MAP=urls.MAP,
+        STATS=urls.STATS,
         PAPERS_JSON=urls.PAPERS_JSON,
     )
     env.filters.update(first_sentence=first_sentence)

@@ -81,7 +81,8 @@ def test_adding_a_listing_rewrites_only_what_must_change(make_content, tmp_path)
     expected = (
         {f"papers/{pid}.html" for pid in new_ids}
         | {"venues/neurips-2025.html", "feeds/venues/neurips-2025.xml", "index.html", "venues/index.html",
-           "topics/index.html", "new/index.html", "feeds/all.xml", "papers.json", "sitemap.xml"}
+           "topics/index.html", "new/index.html", "feeds/all.xml", "papers.json", "sitemap.xml",
+           "map/index.html", "stats/index.html"}
         | {f"topics/{slug}.html" for slug in new_topics} | {f"feeds/topics/{slug}.xml" for slug in new_topics}
     )
     search = {path for path in differ if path.startswith("search/")}

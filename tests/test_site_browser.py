@@ -38,6 +38,8 @@ def page_types(site_papers: list[dict[str, Any]]) -> dict[str, str]:
         # the paper with the longest unbroken text (a URL in its abstract) is the likeliest to overflow
         "paper with links": max(site_papers, key=lambda p: max((len(u) for u in p["links"]), default=0))["url"],
         "what's new": "new/index.html",
+        "map": "map/index.html",
+        "stats": "stats/index.html",
     }
 
 
@@ -80,7 +82,8 @@ OVERFLOW_JS = """() => {
 
 
 @pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "paper with links",
-                                  "venues index", "topics index", "search", "what's new", "404"])
+                                  "venues index", "topics index", "search", "what's new", "404",
+                                  "map", "stats"])
 def test_no_horizontal_overflow_on_a_phone(phone, site_url, page_types, kind):
     page = phone.new_page()
     page.goto(site_url + page_types.get(kind, "no/such/page.html"))
@@ -157,7 +160,7 @@ UNNAMED_JS = """() => Array.from(document.querySelectorAll('a[href]'))
 
 
 @pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "venues index", "topics index",
-                                  "search"])
+                                  "search", "map", "stats"])
 def test_semantic_structure(context, site_url, page_types, kind):
     page = open_page(context, site_url + page_types[kind])
     where = f"{kind} ({page_types[kind]})"
@@ -217,7 +220,7 @@ document.addEventListener('securitypolicyviolation',
 
 
 @pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "venues index", "topics index",
-                                  "search", "what's new", "404"])
+                                  "search", "what's new", "404", "map", "stats"])
 def test_every_page_works_under_its_content_security_policy(chromium, site_url, page_types, kind):
     ctx = chromium.new_context()
     ctx.add_init_script(RECORD_VIOLATIONS)

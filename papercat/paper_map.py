@@ -1,0 +1,154 @@
+"""A map of the papers: each paper placed in 2-D so that papers with similar words sit together.
+
+The words of each paper's title and abstract (``enrich.related.terms``) make a TF-IDF matrix; its
+two principal components (a truncated SVD of the centred matrix, ARPACK with a fixed start vector,
+signs fixed) give each paper a place, scaled into a square and rounded to whole units, so the same
+content always gives the same map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import LinearOperator, svds
+
+from .enrich.related import terms
+from .model import Catalog
+
+SIZE = 1000  # the map's viewBox is SIZE x SIZE units
+MARGIN = 20  # units kept free at each edge, so a dot is never cut by the frame
+# Above this many papers each dot's label is shortened: at 10,000 papers whole titles make a
+# page of several megabytes.
+SHORT_LABELS_FROM = 2000
+SHORT_LABEL = 60  # characters
+
+
+@dataclass(frozen=True)
+class Dot:
+    """One paper on the map: where it is drawn, and what its link says."""
+
+    id: str
+    label: str  # the title (maybe shortened) and the paper's first topic
+    topic: str  # slug of the paper's first topic
+    colour: int  # index into the palette (classes c0..c{PALETTE-1} in style.css)
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class PaperMap:
+    """The whole map: its dots in catalog order and the topics in the legend, each with its colour."""
+
+    size: int
+    radius: int  # of a dot, in viewBox units: smaller as the catalog grows
+    dots: tuple[Dot, ...]
+    legend: tuple[tuple[str, str, int, int], ...]  # (slug, name, colour, papers) in taxonomy order
+
+
+PALETTE = 16  # colours c0..c15 in style.css; topics beyond it share colours (the legend says which)
+
+
+def tfidf(docs: Sequence[tuple[str, str]]) -> sparse.csr_matrix:
+    """Return the l2-normalised TF-IDF matrix (papers x words) of (title, plain text) pairs."""
+    columns: dict[str, int] = {}
+    rows, cols, counts = [], [], []
+    for row, (title, text) in enumerate(docs):
+        for key, _, times in terms(title, text).words:
+            rows.append(row)
+            cols.append(columns.setdefault(key, len(columns)))
+            counts.append(times)
+    shape = (len(docs), max(1, len(columns)))
+    if not rows:
+        return sparse.csr_matrix(shape)
+    rows_a, cols_a = np.array(rows), np.array(cols)
+    df = np.bincount(cols_a, minlength=shape[1])
+    data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * (np.log((1 + len(docs)) / (1 + df)) + 1.0)[cols_a]
+    norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(docs)))
+    data /= np.where(norms > 0, norms, 1.0)[rows_a]
+    matrix = sparse.csr_matrix((data, (rows_a, cols_a)), shape=shape)
+    matrix.sort_indices()
+    return matrix
+
+
+def principal_components(matrix: sparse.csr_matrix, k: int = 2) -> np.ndarray:
+    """Return the papers' coordinates on the first ``k`` principal components (papers x k), signs fixed."""
+    n, m = matrix.shape
+    out = np.zeros((n, k))
+    if n < 2:
+        return out
+    mean = np.asarray(matrix.mean(axis=0)).ravel()
+    if min(n, m) <= k + 1:  # too small for ARPACK: a dense SVD of a handful of papers
+        dense = matrix.toarray() - mean
+        u, s, _ = np.linalg.svd(dense, full_matrices=False)
+        found = u[:, :k] * s[:k]
+    else:
+        # The centred matrix, never built: centring a sparse matrix would make it dense.
+        ones = np.ones(n)
+        centred = LinearOperator(
+            (n, m), dtype=np.float64,
+            matvec=lambda v: matrix @ np.ravel(v) - ones * (mean @ np.ravel(v)),
+            rmatvec=lambda v: matrix.T @ np.ravel(v) - mean * np.ravel(v).sum(),
+        )
+        # A fixed start, so every build gives the same answer; not constant, since the centred
+        # matrix sends the all-ones vector to zero (ARPACK then stops: "starting vector is zero").
+        start = np.random.default_rng(0).standard_normal(min(n, m))
+        u, s, _ = svds(centred, k=k, v0=start, solver="arpack")
+        order = np.argsort(-s, kind="stable")
+        found = u[:, order] * s[order]
+    out[:, : found.shape[1]] = found
+    for c in range(k):  # an eigenvector's sign is arbitrary: make its largest entry positive
+        column = out[:, c]
+        if column[np.argmax(np.abs(np.round(column, 9)))] < 0:
+            out[:, c] = -column
+    return out
+
+
+def scale(points: np.ndarray, size: int = SIZE, margin: int = MARGIN) -> np.ndarray:
+    """Return integer coordinates in [margin, size - margin], each axis stretched to fill it.
+
+    Each axis is first measured in standard deviations and passed through asinh: straight near the
+    middle, logarithmic far out, so a few outlying papers pull in rather than squash the rest.
+    """
+    out = np.full(points.shape, size // 2, dtype=np.int64)
+    for c in range(points.shape[1]):
+        column = np.round(points[:, c], 9)  # last-bit noise never moves a dot
+        spread = column.std() if len(column) else 0.0
+        if spread <= 1e-9:
+            continue
+        column = np.arcsinh((column - column.mean()) / spread)
+        low, high = column.min(), column.max()
+        out[:, c] = np.rint(margin + (column - low) / (high - low) * (size - 2 * margin)).astype(np.int64)
+    out[:, 1] = size - out[:, 1]  # SVG's y grows downwards: larger values are drawn higher
+    return out
+
+
+def short(title: str, limit: int) -> str:
+    """Return ``title`` cut at a word boundary to at most ``limit`` characters, with an ellipsis."""
+    if len(title) <= limit:
+        return title
+    cut = title[: limit - 1].rsplit(" ", 1)[0] if " " in title[: limit - 1] else title[: limit - 1]
+    return cut.rstrip(" ,;:-") + "…"
+
+
+def paper_map(catalog: Catalog) -> PaperMap:
+    """Lay out every paper of the catalog on the map, coloured by its first topic."""
+    papers = catalog.papers
+    points = scale(principal_components(tfidf([(p.title, p.text) for p in papers])))
+    colours = {t.slug: i % PALETTE for i, t in enumerate(catalog.topics)}
+    names = {t.slug: t.name for t in catalog.topics}
+    limit = SHORT_LABEL if len(papers) >= SHORT_LABELS_FROM else None
+    dots = []
+    for paper, (x, y) in zip(papers, points.tolist()):
+        slug = paper.topics[0].slug if paper.topics else ""
+        title = short(paper.title, limit) if limit else paper.title
+        dots.append(Dot(paper.id, f"{title} ({names.get(slug, 'no topic')})", slug, colours.get(slug, 0), x, y))
+    counts = {slug: 0 for slug in colours}
+    for dot in dots:
+        if dot.topic in counts:
+            counts[dot.topic] += 1
+    legend = tuple((t.slug, t.name, colours[t.slug], counts[t.slug]) for t in catalog.topics if counts[t.slug])
+    radius = 10 if len(dots) <= 300 else 7 if len(dots) <= 2000 else 5
+    return PaperMap(SIZE, radius, tuple(dots), legend)
