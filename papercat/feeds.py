@@ -24,15 +24,18 @@ def entry_date(paper: Paper, news: News) -> str:
 def feed_pages(catalog: Catalog, news: News, site_title: str) -> list[Page]:
     """Return one feed per catalog, venue and topic, each with its newest papers first."""
     rank = {pid: i for i, pid in enumerate(news.order)}
-    newest = sorted(catalog.papers, key=lambda p: (rank.get(p.id, len(rank)), p.id))
+
+    def newest(papers: tuple[Paper, ...]) -> list[Paper]:
+        return sorted(papers, key=lambda p: (rank.get(p.id, len(rank)), p.id))
+
     feeds = [_feed(urls.FEED, urls.WHATS_NEW, f"{site_title}: newest papers",
-                   "The papers of the listings added most recently.", newest, news)]
+                   "The papers of the listings added most recently.", newest(catalog.papers), news)]
     for venue in catalog.venues:
-        members = [p for p in newest if venue.slug in p.venues]
+        members = newest(catalog.by_venue[venue.slug])
         feeds.append(_feed(urls.venue_feed_path(venue.slug), urls.venue_path(venue.slug),
                            f"{venue.label} · {site_title}", f"The newest papers of {venue.label}.", members, news))
     for topic in catalog.topics:
-        members = [p for p in newest if topic.slug in p.topic_slugs]
+        members = newest(catalog.by_topic[topic.slug])
         feeds.append(_feed(urls.topic_feed_path(topic.slug), urls.topic_path(topic.slug),
                            f"{topic.name} · {site_title}", f"The newest papers on {topic.name}.", members, news))
     return feeds
