@@ -11,7 +11,7 @@ import http.server
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -25,13 +25,20 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# An init script (context.add_init_script) that records every Content-Security-Policy violation of
+# a page in window.__violations; read it with csp_violations(page).
+RECORD_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener('securitypolicyviolation',
+  e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
+"""
 MISSING_CHROMIUM = "Debian chromium is not installed: run `make setup` (apt-get install chromium)"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     """Serve files without logging every request to stderr; a missing file gets the site's 404.html."""
 
-    not_found: dict[str, Path] = {}  # URL path prefix -> the 404.html served below it
+    not_found: ClassVar[dict[str, Path]] = {}  # URL path prefix -> the 404.html served below it
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -86,3 +93,8 @@ def launch_chromium(playwright: Any, **options: Any) -> Any:
         headless=True,
         **options,
     )
+
+
+def csp_violations(page: Any) -> list[str]:
+    """Return the CSP violations RECORD_VIOLATIONS has seen on ``page`` ("directive blocked-URI")."""
+    return page.evaluate("window.__violations")

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser import RECORD_VIOLATIONS, csp_violations
+
 pytest_plugins = ["tests.conftest_browser"]
 pytestmark = pytest.mark.browser
 
@@ -212,11 +214,6 @@ def test_next_follows_the_listing_order(context, site_url, site_papers):
 # --- (c) every page keeps to its Content-Security-Policy -------------------------------------------
 
 REQUIRED_CSP = ["default-src 'self'", "object-src 'none'", "base-uri 'self'"]
-RECORD_VIOLATIONS = """
-window.__violations = [];
-document.addEventListener('securitypolicyviolation',
-  e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
-"""
 
 
 @pytest.mark.parametrize("kind", ["home", "venue", "topic", "paper", "venues index", "topics index",
@@ -241,7 +238,7 @@ def test_every_page_works_under_its_content_security_policy(chromium, site_url, 
         elif kind != "404":
             page.keyboard.press("/")
             assert page.evaluate("document.activeElement.id") == "site-search-q"
-        assert page.evaluate("window.__violations") == [], f"{kind}: CSP violations"
+        assert csp_violations(page) == [], f"{kind}: CSP violations"
         assert not [e for e in errors if "404" not in e], f"{kind}: console errors {errors}"
     finally:
         ctx.close()

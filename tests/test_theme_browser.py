@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser import RECORD_VIOLATIONS, csp_violations
+
 pytest_plugins = ["tests.conftest_browser"]
 pytestmark = pytest.mark.browser
 
@@ -18,11 +20,6 @@ KEY = "papercat-theme"
 LIGHT_BG = "rgb(255, 255, 255)"
 DARK_BG = "rgb(21, 25, 31)"  # --bg of the dark theme, #15191f
 BACKGROUND_JS = "() => getComputedStyle(document.body).backgroundColor"
-RECORD_VIOLATIONS = """
-window.__violations = [];
-document.addEventListener('securitypolicyviolation',
-  e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
-"""
 # Runs in the page before any of its scripts (after a stored theme is set, as an earlier visit
 # would have) and records the body's background in the first animation frame that has a body.
 # A frame's rAF callbacks run just before it is painted: this is what the first paint shows.
@@ -76,7 +73,7 @@ def test_the_toggle_switches_and_the_choice_persists(context, site_url, pages):
     assert background(page) == LIGHT_BG
     page.goto(site_url + pages["home"])
     assert background(page) == LIGHT_BG
-    assert page.evaluate("window.__violations") == []
+    assert csp_violations(page) == []
 
 
 def test_the_stored_choice_overrides_the_os(chromium, site_url, pages):
@@ -145,7 +142,7 @@ def test_no_csp_violations_in_either_theme(chromium, site_url, pages, kind, sche
         page.goto(site_url + pages[kind])
         page.locator("#theme-toggle").click()
         page.reload()
-        assert page.evaluate("window.__violations") == [], f"{kind} ({scheme}): CSP violations"
+        assert csp_violations(page) == [], f"{kind} ({scheme}): CSP violations"
         assert errors == [], f"{kind} ({scheme}): {errors}"
     finally:
         ctx.close()

@@ -13,16 +13,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.browser import RECORD_VIOLATIONS, csp_violations
+
 pytest_plugins = ["tests.conftest_browser"]
 pytestmark = pytest.mark.browser
 
 VENUE = "icml-2025"
 PHONE = {"width": 360, "height": 740}
-RECORD_VIOLATIONS = """
-window.__violations = [];
-document.addEventListener('securitypolicyviolation',
-  e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
-"""
 # The visible cards, in the order a reader sees them.
 VISIBLE_CARDS_JS = """() => Array.from(document.querySelectorAll('main li.card'))
   .filter(li => li.offsetParent !== null)
@@ -59,7 +56,7 @@ def page(chromium) -> Iterator[Any]:
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     yield page
     try:
-        assert page.evaluate("window.__violations") == [], "CSP violations"
+        assert csp_violations(page) == [], "CSP violations"
         assert page.errors == [], f"console errors: {page.errors}"
     finally:
         ctx.close()
