@@ -25,7 +25,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from search_index import VENUES, make_listings
+from search_index import VENUES, make_listings, run_sizes
 
 BASE_URL = "https://example.org/catalog/"
 EXTRA_SHARE = 0.05  # the added listing holds this share of the catalog's papers
@@ -142,15 +141,7 @@ def main() -> None:
         content, out, cache = args.child
         print(json.dumps(measure(Path(content), Path(out), Path(cache) if cache else None)))
         return
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="papercat-bench-") as tmp:
-        for size in args.sizes:
-            started = time.perf_counter()
-            rows.append(bench(size, Path(tmp)))
-            print(f"# {size:,} papers measured in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    print(report(rows))
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    run_sizes(args.sizes, bench, report, args.json)
 
 
 if __name__ == "__main__":

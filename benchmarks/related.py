@@ -21,7 +21,6 @@ import pickle
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from search_index import make_listings
+from search_index import make_listings, run_sizes
 
 from papercat.catalog import make_catalog
 from papercat.enrich.keyphrases import extract_keyphrases
@@ -134,15 +133,7 @@ def main() -> None:
     if args.step:  # a child process measuring one step
         print(json.dumps(measure(args.step, args.docs, args.keyphrases)))
         return
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="papercat-bench-") as tmp:
-        for size in args.sizes:
-            started = time.perf_counter()
-            rows.append(bench(size, Path(tmp)))
-            print(f"# {size:,} papers measured in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    print(report(rows))
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    run_sizes(args.sizes, bench, report, args.json)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -217,15 +218,21 @@ def main() -> None:
                         help="catalog sizes in papers (default: 1000 10000 20000)")
     parser.add_argument("--json", type=Path, help="also write the raw figures to this file")
     args = parser.parse_args()
+    run_sizes(args.sizes, bench, report, args.json)
+
+
+def run_sizes(sizes: list[int], bench: Callable[[int, Path], dict], report: Callable[[list[dict]], str],
+              json_path: Path | None) -> None:
+    """Run ``bench`` for each catalog size in a scratch folder, print ``report``, and save the rows."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="papercat-bench-") as tmp:
-        for size in args.sizes:
+        for size in sizes:
             started = time.perf_counter()
             rows.append(bench(size, Path(tmp)))
             print(f"# {size:,} papers measured in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     print(report(rows))
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    if json_path:
+        json_path.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
