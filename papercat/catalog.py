@@ -15,7 +15,7 @@ from .errors import Problem
 from .listing import Listing
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
-from .text import collapse_spaces, paper_id
+from .text import collapse_spaces
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
         venue = venues.setdefault(listing.venue.slug, listing.venue)
         order = venue_order.setdefault(venue.slug, [])
         for entry in listing.entries:
-            pid = paper_id(entry.text)
+            pid = entry.id
             source = Source(listing.path, entry.line)
             key = collapse_spaces(entry.text).casefold()
             if pid in texts and texts[pid] != key:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import Problem
 from .model import Venue
-from .text import clean_line, join_wrapped, slugify
+from .text import clean_line, join_wrapped, paper_id, slugify
 
 LISTING_GLOB = "*.txt"
 HEADER_EXAMPLE = '"ICML 2025 Papers"'
@@ -35,10 +35,11 @@ _NEWLINES = re.compile(r"\r\n?")
 
 @dataclass(frozen=True)
 class Entry:
-    """One abstract of a listing and the line it starts on."""
+    """One abstract of a listing, the line it starts on, and its paper id (computed once, here)."""
 
     line: int
     text: str
+    id: str
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ def parse_listing(data: bytes, path: str) -> tuple[Listing | None, list[Problem]
                                                 f"abstract; expected at least {MIN_ABSTRACT_WORDS}",
                                     warning=True))
             continue
-        entries.append(Entry(line, abstract))
+        entries.append(Entry(line, abstract, paper_id(abstract)))
     if not entries:
         problems.append(Problem(path, head + 1, f'the header "{header}" is followed by no abstracts; '
                                                 "expected abstracts separated by blank lines after it"))

@@ -34,7 +34,6 @@ from .overrides import Override, load_overrides, unknown_ids
 from .pages import papers_json, shared_context, site_pages
 from .render import make_environment, render_page
 from .search import SEARCH_DIR, search_files
-from .text import paper_id
 from .urls import normalise_base_url
 from .writer import OutputFiles, WriteReport, write_site
 
@@ -99,7 +98,7 @@ def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
 
 def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
     """Return each listing's file, venue and paper ids, in order: what its history entry is made of."""
-    return [(listing.path, listing.venue.slug, [paper_id(e.text) for e in listing.entries])
+    return [(listing.path, listing.venue.slug, [e.id for e in listing.entries])
             for listing in listings]
 
 
