@@ -39,6 +39,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .parallel import parallel_map
+
 __all__ = ["DEFAULT_FOLDER", "Cache", "Stage", "default_cache", "digest", "digest_of", "open_cache",
            "paused_gc", "seal"]
 
@@ -163,14 +165,14 @@ class Stage:
         return value
 
     def put(self, key: bytes, value: Any) -> None:
-        """Remember ``value`` for ``key`` (a no-op when the cache is off)."""
+        """Remember ``value`` for ``key``, replacing any earlier value (a no-op when the cache is off)."""
         if self.cache.folder is None:
             return
         if self.closed:
             self._reopen()
         if not isinstance(value, self.kind):
             raise TypeError(f"cache stage {self.name} holds {self.kind}, not {type(value).__name__}")
-        if key not in self.used:
+        if self.used.get(key) is not value:  # a new entry, or a new value for it (uptodate.py's record)
             self._entries()
             self.used[key] = value
             self.added += 1
@@ -178,15 +180,13 @@ class Stage:
     def map(self, compute: Callable[[T], R], items: Sequence[T], key: Callable[[T], bytes]) -> list[R]:
         """Return ``[compute(item) for item in items]``, taking each result from the cache if it is there."""
         if self.cache.folder is None:
-            return [compute(item) for item in items]
-        out = []
-        for item in items:
-            k = key(item)
-            value = self.get(k)
-            if value is None:
-                value = compute(item)
-                self.put(k, value)
-            out.append(value)
+            return parallel_map(compute, items)
+        keys = [key(item) for item in items]
+        out = [self.get(k) for k in keys]
+        missing = [n for n, value in enumerate(out) if value is None]
+        for n, value in zip(missing, parallel_map(compute, [items[n] for n in missing])):
+            self.put(keys[n], value)
+            out[n] = value
         return out
 
     def changed(self) -> bool:

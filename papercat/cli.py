@@ -106,7 +106,6 @@ def _run(paths: Paths, strict: bool, write: bool, base_url: str | None = None) -
 def _summarise(result: Result, paths: Paths) -> None:
     for warning in result.warnings:
         click.echo(str(warning), err=True)
-    catalog = result.catalog
     steps = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in result.steps.items())
     action = "checked; wrote nothing"
     if result.changes is not None:
@@ -114,7 +113,7 @@ def _summarise(result: Result, paths: Paths) -> None:
         action = (f"wrote {len(changes.written)} of {result.files} files to {paths.out} "
                   f"({changes.unchanged} unchanged, {len(changes.removed)} removed)")
     click.echo(
-        f"{len(catalog.papers)} papers, {len(catalog.venues)} venues, {len(catalog.topics)} topics, "
+        f"{result.papers} papers, {result.venues} venues, {result.topics} topics, "
         f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}; "
         f"{action} in {result.seconds:.2f}s ({steps})"
     )

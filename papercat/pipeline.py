@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 import jinja2
 
@@ -32,14 +35,18 @@ from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
 from .pages import papers_json, shared_context, site_pages
-from .render import make_environment, render_page
+from .parallel import parallel_map
+from .render import Page, make_environment, render_page
 from .search import SEARCH_DIR, search_files
 from .urls import normalise_base_url
+from .uptodate import Inputs, built_site, read_inputs, remember
 from .writer import OutputFiles, WriteReport, write_site
 
 log = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -69,13 +76,16 @@ class Content:
 class Result:
     """What a build or check made, for the summary line."""
 
-    catalog: Catalog
+    catalog: Catalog | None  # None when the site was already what the inputs make (nothing was built)
     warnings: tuple[Problem, ...]
     files: int
     seconds: float
     wrote: bool
     steps: dict[str, float] = field(default_factory=dict)
     changes: WriteReport | None = None  # what the write changed in the output folder
+    papers: int = 0
+    venues: int = 0
+    topics: int = 0
 
 
 def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
@@ -112,16 +122,11 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News =
     if config.base_url:  # sitemaps and feeds are made of absolute URLs
         pages += feed_pages(catalog, news, config.title)
         pages += sitemap_pages([p.path for p in pages if p.path.endswith(".html") and p.path != urls.NOT_FOUND])
-    for page in pages:
-        try:
-            files.add(page.path, render_page(env, page, shared), page.source or page.template)
-        except jinja2.TemplateSyntaxError as exc:
-            where = display_path(paths.templates / (exc.name or page.template), Path.cwd())
-            raise CatalogError(f"{where}:{exc.lineno}: {exc.message}; expected a valid Jinja template") from exc
-        except Exception as exc:  # a template edited by the user can fail in many ways
-            raise CatalogError(f"{display_path(paths.templates / page.template, Path.cwd())}: "
-                               f"{type(exc).__name__}: {exc} while rendering {page.path}; "
-                               "expected a template that uses only the documented context") from exc
+    for template in dict.fromkeys(page.template for page in pages):  # compiled once, before workers fork
+        _checked(paths, Page("", template), lambda: env.get_template(template))
+    rendered = parallel_map(lambda page: _checked(paths, page, lambda: render_page(env, page, shared)), pages)
+    for page, data in zip(pages, rendered):
+        files.add(page.path, data, page.source or page.template)
     files.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")
     files.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt")
     files.add(urls.NOJEKYLL, b"", "GitHub Pages")
@@ -130,6 +135,19 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News =
     if paths.static.is_dir():
         files.add_tree(paths.static, "static")
     return files
+
+
+def _checked(paths: Paths, page: Page, make: Callable[[], T]) -> T:
+    """Return ``make()``, turning a template's failure into an error that names the template."""
+    try:
+        return make()
+    except jinja2.TemplateSyntaxError as exc:
+        where = display_path(paths.templates / (exc.name or page.template), Path.cwd())
+        raise CatalogError(f"{where}:{exc.lineno}: {exc.message}; expected a valid Jinja template") from exc
+    except Exception as exc:  # a template edited by the user can fail in many ways
+        raise CatalogError(f"{display_path(paths.templates / page.template, Path.cwd())}: "
+                           f"{type(exc).__name__}: {exc} while rendering {page.path}; "
+                           "expected a template that uses only the documented context") from exc
 
 
 def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str | None = None,
@@ -142,6 +160,14 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     clock = _Clock()
     # A check (write=False) reads the cache but leaves it as it was: it writes nothing.
     cache = open_cache(paths.cache)
+    inputs = None
+    if write and cache.enabled:
+        inputs = build_inputs(paths, strict, base_url, record_history)
+        done = built_site(cache, inputs, paths.out)
+        if done is not None:  # the site is already what these inputs make
+            clock.lap("check")
+            return Result(None, done.warnings, done.file_count, clock.total(), True, clock.laps,
+                          WriteReport((), done.file_count, ()), done.papers, done.venues, done.topics)
     content, problems = read_content(paths.content)
     if base_url is not None:
         content = replace(content, config=replace(content.config, base_url=normalise_base_url(base_url)))
@@ -161,14 +187,28 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     clock.lap("render")
     if strict and warnings:
         raise StrictWarnings([str(w) for w in warnings])
+    counts = len(catalog.papers), len(catalog.venues), len(catalog.topics)
     report = None
     if write:
         report = write_site(files, paths.out)
         if record_history:
-            save_history(history, paths.content / HISTORY_FILE)
+            history_file = paths.content / HISTORY_FILE
+            save_history(history, history_file)
+            if inputs is not None:
+                inputs = inputs.with_file(history_file, history_file.read_bytes())
+        if inputs is not None:
+            remember(cache, inputs, paths.out, *counts, len(files.files), warnings)
         cache.save()  # only after a good write: a failed build leaves the cache as it was
         clock.lap("write")
-    return Result(catalog, warnings, len(files.files), clock.total(), write, clock.laps, report)
+    return Result(catalog, warnings, len(files.files), clock.total(), write, clock.laps, report, *counts)
+
+
+def build_inputs(paths: Paths, strict: bool, base_url: str | None, record_history: bool) -> Inputs:
+    """Return the build's inputs, for telling whether the site is already what they make (uptodate.py)."""
+    settings = [f"strict={strict}", f"base_url={base_url}", f"record_history={record_history}",
+                f"SOURCE_DATE_EPOCH={os.environ.get('SOURCE_DATE_EPOCH', '')}"]
+    folders = [paths.content, paths.templates, paths.static]
+    return read_inputs(folders, paths.out, settings, skip=paths.cache)
 
 
 class _Clock:

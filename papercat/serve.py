@@ -371,8 +371,8 @@ def _describe(paths: Iterable[str]) -> str:
 
 
 def _summary(result: Result) -> str:
-    catalog, count = result.catalog, len(result.warnings)
-    return (f"{len(catalog.papers)} papers, {len(catalog.venues)} venues, {len(catalog.topics)} topics, "
+    count = len(result.warnings)
+    return (f"{result.papers} papers, {result.venues} venues, {result.topics} topics, "
             f"{count} warning{'s' if count != 1 else ''} in {result.seconds:.2f}s")
 
 

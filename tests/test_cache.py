@@ -43,7 +43,7 @@ NEW = [
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
 STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrases-catalog", "related", "related-catalog",
-          "search", "search-catalog", "search-names"]
+          "search", "search-catalog", "search-names", "site"]
 
 
 def listing(header: str, abstracts: list[str]) -> str:

@@ -1,0 +1,97 @@
+"""The same pure function over many items, spread over the machine's cores in forked worker processes.
+
+The build's per-paper steps (rendering an abstract, deriving a title, analysing keyphrases, ...)
+and the rendering of pages are independent item by item. ``parallel_map`` runs them in worker
+processes forked from the build, so the workers see the function and the items without pickling
+them; only the results travel back, in order. The results are the same as a plain loop's, so the
+site is byte-identical however many workers there are.
+
+Workers are used only where they help and are safe: on a system with ``fork``, with more than one
+core available, for enough items, and when the build is the only thread of its process (forking a
+process with other threads, such as ``build.py serve``'s file watcher, can deadlock the child).
+``PAPERCAT_JOBS`` sets the number of workers (1 turns them off).
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+__all__ = ["jobs", "parallel_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+MIN_ITEMS = 256  # below this, starting workers costs more than it saves
+_CHUNKS_PER_WORKER = 16  # small enough to balance uneven items and to report progress often
+
+# What the forked workers compute: set just before the fork, read by _run_chunk in the child.
+_task: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+
+
+def jobs() -> int:
+    """Return how many worker processes to use: PAPERCAT_JOBS, else the cores this process may use."""
+    given = os.environ.get("PAPERCAT_JOBS", "").strip()
+    if given:
+        try:
+            return max(1, int(given))
+        except ValueError:
+            raise ValueError(f"PAPERCAT_JOBS={given!r}; expected a whole number of worker processes") from None
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def parallel_map(compute: Callable[[T], R], items: Sequence[T],
+                 done: Callable[[int], None] | None = None) -> list[R]:
+    """Return ``[compute(item) for item in items]``, computed by worker processes when that helps.
+
+    ``compute`` must be a pure function whose results can be pickled. ``done(n)`` is called as
+    each run of ``n`` items is finished (for a progress bar).
+    """
+    workers = min(jobs(), len(items) // (MIN_ITEMS // 2) or 1)
+    if workers < 2 or len(items) < MIN_ITEMS or not _can_fork():
+        return _serial(compute, items, done)
+    global _task
+    size = max(1, -(-len(items) // (workers * _CHUNKS_PER_WORKER)))
+    spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
+    results: list[list[R] | None] = [None] * len(spans)
+    _task = (compute, items)
+    gc.freeze()  # keep the collector from touching (and so copying) the parent's objects in the workers
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for n, part in pool.imap_unordered(_run_chunk, enumerate(spans)):
+                results[n] = part
+                if done is not None:
+                    done(len(part))
+    finally:
+        _task = None
+        gc.unfreeze()
+    return [r for part in results for r in part]  # type: ignore[union-attr]
+
+
+def _serial(compute: Callable[[T], R], items: Sequence[T], done: Callable[[int], None] | None) -> list[R]:
+    if done is None:
+        return [compute(item) for item in items]
+    out = []
+    for item in items:
+        out.append(compute(item))
+        done(1)
+    return out
+
+
+def _can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _run_chunk(job: tuple[int, tuple[int, int]]) -> tuple[int, list[Any]]:
+    """In a worker: compute one span of the items forked with it."""
+    n, (start, end) = job
+    assert _task is not None, "parallel_map's task is set before the workers fork"
+    compute, items = _task
+    return n, [compute(items[i]) for i in range(start, end)]

@@ -1,0 +1,99 @@
+"""Is the site already what these inputs make? The check that lets a rebuild with no change skip the build.
+
+A build's output is a function of its inputs: every file of the content folder (history.yaml
+included), the templates, the static files, papercat's code and libraries (the cache's code
+fingerprint), the base URL, --strict, whether history is recorded, SOURCE_DATE_EPOCH, and the
+output folder. After a good build, the cache keeps, under the sha256 of all of them, what the
+output folder then held: each file's path, size and modification time. When the next build has
+the same inputs and finds the folder exactly so (no file changed, added or removed since), there is
+nothing to do: it reports the last build's summary and warnings and writes nothing. Anything else,
+a changed listing or a hand-edited page alike, makes a whole build, which puts the site right.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cache import Cache, code_fingerprint, digest_of
+from .errors import Problem
+
+__all__ = ["BuiltSite", "Inputs", "built_site", "read_inputs", "remember"]
+
+STAGE = "site"  # the cache stage: one entry, the last build's
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    """What a build left in its output folder, and its summary, for the next build to reuse."""
+
+    files: tuple[tuple[str, int, int], ...]  # (path below the folder, size, mtime in ns), sorted by path
+    papers: int
+    venues: int
+    topics: int
+    file_count: int  # the files of the site (the folder also holds papercat's marker)
+    warnings: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The sha256 of each input file by where it is, and of the build's settings."""
+
+    files: dict[str, bytes]
+    settings: bytes
+
+    def key(self) -> bytes:
+        return digest_of([self.settings, *(part for path in sorted(self.files)
+                                           for part in (path, self.files[path]))])
+
+    def with_file(self, path: Path, data: bytes) -> Inputs:
+        """Return these inputs with ``path`` now holding ``data`` (a file the build itself wrote)."""
+        return Inputs({**self.files, _name(path): hashlib.sha256(data).digest()}, self.settings)
+
+
+def read_inputs(folders: list[Path], out: Path, settings: list[str], skip: Path | None = None) -> Inputs:
+    """Hash every file below ``folders`` (leaving out ``skip``, a cache kept inside one) and the settings."""
+    files: dict[str, bytes] = {}
+    skipped = str(skip.resolve()) + os.sep if skip is not None else None
+    for folder in folders:
+        for root, dirs, names in os.walk(folder):
+            dirs.sort()
+            if skipped and (str(Path(root).resolve()) + os.sep).startswith(skipped):
+                continue
+            for name in names:
+                path = Path(root) / name
+                with open(path, "rb") as f:
+                    files[_name(path)] = hashlib.file_digest(f, "sha256").digest()
+    return Inputs(files, digest_of([code_fingerprint(), str(out.resolve()), *settings]))
+
+
+def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
+    """Return what the last build made from exactly ``inputs``, if ``out`` still holds just that."""
+    found = cache.stage(STAGE, BuiltSite, single=True).get(inputs.key())
+    if found is None or site_files(out) != found.files:
+        return None
+    return found
+
+
+def remember(cache: Cache, inputs: Inputs, out: Path, papers: int, venues: int, topics: int,
+             file_count: int, warnings: tuple[Problem, ...]) -> None:
+    """Record what the build just wrote into ``out`` from ``inputs`` (saved with the cache)."""
+    cache.stage(STAGE, BuiltSite, single=True).put(
+        inputs.key(), BuiltSite(site_files(out), papers, venues, topics, file_count, warnings))
+
+
+def site_files(out: Path) -> tuple[tuple[str, int, int], ...]:
+    """Return every file below ``out`` with its size and modification time, sorted by path."""
+    found = []
+    for root, _, names in os.walk(out):
+        for name in names:
+            path = os.path.join(root, name)
+            st = os.lstat(path)
+            found.append((os.path.relpath(path, out), st.st_size, st.st_mtime_ns))
+    return tuple(sorted(found))
+
+
+def _name(path: Path) -> str:
+    return str(path.resolve())
