@@ -7,7 +7,11 @@ import threading
 
 import pytest
 
+from papercat.pipeline import Paths, build
 from papercat.progress import NO_PROGRESS, BarProgress, LineProgress, Progress, terminal_progress, wants_bars
+from papercat.serve import Builder
+
+STAGES = ["reading", "enriching", "rendering", "indexing", "writing"]
 
 
 class FakeClock:
@@ -35,6 +39,10 @@ class FakeTerminal(io.StringIO):
     def write(self, text: str) -> int:
         self.writes += 1
         return super().write(text)
+
+
+def stage_names(lines: list[str]) -> list[str]:
+    return [line.split(":")[0] for line in lines if line.split(":")[0] in STAGES]
 
 
 # --- the Progress classes on their own -----------------------------------------------------------
@@ -163,3 +171,21 @@ def test_bars_only_on_a_terminal_that_takes_them(monkeypatch):
     monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.setenv("NO_COLOR", "1")
     assert isinstance(terminal_progress(FakeTerminal(), verbose=True), LineProgress)
+
+
+# --- the build and the command line --------------------------------------------------------------
+
+def test_the_build_reports_its_five_stages_and_times_each(small_content, tmp_path):
+    stream = io.StringIO()
+    result = build(Paths(content=small_content, out=tmp_path / "site", cache=tmp_path / "cache"),
+                   progress=LineProgress(stream))
+    assert stage_names(stream.getvalue().splitlines()) == STAGES
+    assert list(result.steps) == ["read", "enrich", "render", "index", "write"]
+    assert "rendering: 28 pages in " in stream.getvalue()
+
+
+def test_a_build_without_progress_prints_nothing(small_content, tmp_path, capfd):
+    build(Paths(content=small_content, out=tmp_path / "site"))
+    Builder(Paths(content=small_content, out=tmp_path / "unused"), tmp_path / "preview", "http://127.0.0.1:1/",
+            strict=False).build()  # serve's builds
+    assert capfd.readouterr() == ("", "")
