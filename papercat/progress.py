@@ -196,6 +196,10 @@ class _BarStage(Stage):
                 progress.shown = 0
             progress.stream.flush()
 
+    def set_total(self, total: int) -> None:
+        super().set_total(total)
+        self.tick()  # from spinner to bar at once
+
     def note(self, text: str) -> None:
         changed = text != self.text
         super().note(text)

@@ -1,16 +1,25 @@
-"""Build progress: plain lines off a terminal, bars on one, and cheap advances."""
+"""Build progress: plain lines off a terminal, bars on one, --quiet, --verbose, and cheap advances."""
 
 from __future__ import annotations
 
 import io
+import os
+import pty
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from papercat.cli import main
 from papercat.pipeline import Paths, build
 from papercat.progress import NO_PROGRESS, BarProgress, LineProgress, Progress, terminal_progress, wants_bars
 from papercat.serve import Builder
+from tests.conftest import ABSTRACT_A
 
+ROOT = Path(__file__).resolve().parent.parent
 STAGES = ["reading", "enriching", "rendering", "indexing", "writing"]
 
 
@@ -39,6 +48,10 @@ class FakeTerminal(io.StringIO):
     def write(self, text: str) -> int:
         self.writes += 1
         return super().write(text)
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
 
 
 def stage_names(lines: list[str]) -> list[str]:
@@ -93,6 +106,7 @@ def test_a_bar_is_redrawn_in_place_and_finalised_as_a_line():
         bar.advance(20052 - 9812)
         clock.now += 3.3
     out = stream.getvalue()
+    assert "\rrendering  [....................]  0/20,052  0.0s" in out  # at once when the total is set
     assert "\rrendering  [#########...........]  9,812/20,052  3.1s" in out
     assert out.endswith("\rrendering  20,052 pages  6.4s\n")
     assert "\x1b" not in out
@@ -189,3 +203,129 @@ def test_a_build_without_progress_prints_nothing(small_content, tmp_path, capfd)
     Builder(Paths(content=small_content, out=tmp_path / "unused"), tmp_path / "preview", "http://127.0.0.1:1/",
             strict=False).build()  # serve's builds
     assert capfd.readouterr() == ("", "")
+
+
+def test_without_a_terminal_progress_is_plain_lines_on_stderr(small_content, tmp_path):
+    result = run("build", "--content", str(small_content), "--out", str(tmp_path / "site"))
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert stage_names(lines) == STAGES and len(lines) == 5
+    assert "\r" not in result.stderr and "\x1b" not in result.stderr
+    assert result.stdout.startswith("3 papers, 2 venues, ") and result.stdout.count("\n") == 1
+    assert "(read " in result.stdout and ", index " in result.stdout and ", write " in result.stdout
+
+
+def test_check_reports_every_stage_but_writing(small_content, tmp_path):
+    result = run("check", "--content", str(small_content))
+    assert result.exit_code == 0, result.output
+    assert stage_names(result.stderr.splitlines()) == STAGES[:4]
+
+
+def test_on_a_terminal_each_stage_is_a_bar_redrawn_in_place(small_content, tmp_path):
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env.update(TERM="xterm", COLUMNS="100", PYTHONPATH=str(ROOT))
+    read: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: every writer closed the terminal
+                return
+            if not data:
+                return
+            read.append(data)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        proc = subprocess.run([sys.executable, str(ROOT / "build.py"), "--content", str(small_content),
+                               "--out", str(tmp_path / "site")], check=False, stdout=subprocess.PIPE,
+                              stderr=slave, env=env, cwd=tmp_path, timeout=120)
+    finally:
+        os.close(slave)
+        reader.join(30)
+        os.close(master)
+    shown = b"".join(read).decode()
+    assert proc.returncode == 0, shown
+    assert proc.stdout.decode().startswith("3 papers, 2 venues, ")
+    assert "\r" in shown and "\x1b" not in shown
+    finished = [line.split("\r")[-1] for line in shown.replace("\r\n", "\n").split("\n")]
+    assert [line.split()[0] for line in finished if line.strip()] == STAGES, repr(shown)
+    assert "\rrendering  [....................]  0/28  " in shown  # drawn once the total is known
+    assert "\rrendering  28 pages  " in shown
+
+
+def test_quiet_prints_only_warnings(make_content, tmp_path):
+    content = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n\nPage 2\n"})
+    result = run("build", "-q", "--content", str(content), "--out", str(tmp_path / "site"))
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr.splitlines() == [line for line in result.stderr.splitlines() if "warning: " in line] != []
+    assert (tmp_path / "site" / "index.html").is_file()
+    checked = run("check", "--quiet", "--content", str(content))
+    assert checked.exit_code == 0 and checked.stdout == "" and "warning: skipped" in checked.stderr
+
+
+def test_quiet_keeps_errors_and_exit_codes(make_content, tmp_path):
+    content = make_content({"a.txt": ""})
+    result = run("build", "--quiet", "--content", str(content), "--out", str(tmp_path / "site"))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("Error: ") and "the file is empty" in result.stderr
+    strict = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n\nPage 2\n"}, name="strict")
+    result = run("build", "-q", "--strict", "--content", str(strict), "--out", str(tmp_path / "site"))
+    assert result.exit_code == 1 and "warning: skipped" in result.stderr and "with --strict" in result.stderr
+
+
+def test_verbose_shows_stage_lines_info_records_and_the_files_written(small_content, tmp_path):
+    result = run("build", "-v", "--content", str(small_content), "--out", str(tmp_path / "site"))
+    assert result.exit_code == 0, result.output
+    assert "INFO papercat.pipeline: read 2 listings from " in result.stderr
+    assert "rendering: started" in result.stderr.splitlines()
+    assert "rendering: 28 pages in " in result.stderr
+    assert stage_names([line for line in result.stderr.splitlines() if " in " in line]) == STAGES
+    summary, *listed = result.stdout.splitlines()
+    assert "wrote 44 of 44 files" in summary and len(listed) == 44 and "  wrote index.html" in listed
+
+
+def test_verbose_counts_the_files_when_there_are_many(small_content, tmp_path, monkeypatch):
+    monkeypatch.setattr("papercat.cli.LISTED_FILES", 10)
+    result = run("build", "-v", "--content", str(small_content), "--out", str(tmp_path / "site"))
+    assert result.stdout.splitlines()[1:] == ["44 files written and 0 removed; more than 10, so not listed"]
+
+
+def test_verbose_lists_a_few_files_written_and_removed(small_content, tmp_path):
+    site = tmp_path / "site"
+    assert run("build", "--content", str(small_content), "--out", str(site)).exit_code == 0
+    (site / "index.html").write_text("edited", encoding="utf-8")
+    (site / "stale.html").write_text("old", encoding="utf-8")
+    result = run("build", "--verbose", "--content", str(small_content), "--out", str(site))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1:] == ["  wrote index.html", "  removed stale.html"]
+
+
+def test_quiet_and_verbose_together_are_a_usage_error(small_content, tmp_path):
+    for command in ("build", "check"):
+        result = run(command, "-q", "-v", "--content", str(small_content))
+        assert result.exit_code == 2
+        assert "--quiet and --verbose contradict each other" in result.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_help_describes_quiet_and_verbose():
+    for command in ("build", "check"):
+        shown = run(command, "--help").output
+        assert "-q, --quiet" in shown and "-v, --verbose" in shown
+
+
+def test_log_warnings_reach_stderr_once_in_every_mode(small_content, tmp_path):
+    cache = tmp_path / "cache"
+    args = ["--content", str(small_content), "--out", str(tmp_path / "site"), "--cache", str(cache)]
+    assert run("build", *args).exit_code == 0
+    for mode in ("--quiet", "--verbose", "--strict", "--quiet"):  # each run removes its log handler
+        for file in cache.glob("*.bin"):
+            file.write_bytes(b"not a cache file")
+        result = run("build", mode, *args)
+        assert result.exit_code == 0, result.output
+        warned = [line for line in result.stderr.splitlines() if "ignored, it will be written again" in line]
+        assert warned and len(warned) == len(set(warned)) == len(list(cache.glob("*.bin"))), (mode, result.stderr)
