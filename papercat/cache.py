@@ -177,14 +177,21 @@ class Stage:
             self.used[key] = value
             self.added += 1
 
-    def map(self, compute: Callable[[T], R], items: Sequence[T], key: Callable[[T], bytes]) -> list[R]:
-        """Return ``[compute(item) for item in items]``, taking each result from the cache if it is there."""
+    def map(self, compute: Callable[[T], R], items: Sequence[T], key: Callable[[T], bytes],
+            done: Callable[[int], None] | None = None) -> list[R]:
+        """Return ``[compute(item) for item in items]``, taking each result from the cache if it is there.
+
+        What is not in the cache is computed by worker processes (parallel.py); ``done(n)`` is called
+        as ``n`` more items are ready.
+        """
         if self.cache.folder is None:
-            return parallel_map(compute, items)
+            return parallel_map(compute, items, done)
         keys = [key(item) for item in items]
         out = [self.get(k) for k in keys]
         missing = [n for n, value in enumerate(out) if value is None]
-        for n, value in zip(missing, parallel_map(compute, [items[n] for n in missing])):
+        if done is not None:
+            done(len(items) - len(missing))
+        for n, value in zip(missing, parallel_map(compute, [items[n] for n in missing], done)):
             self.put(keys[n], value)
             out[n] = value
         return out

@@ -15,6 +15,7 @@ from .errors import Problem
 from .listing import Listing
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
+from .progress import Stage
 from .text import collapse_spaces
 
 
@@ -30,27 +31,35 @@ class _Merged:
 @paused_gc()
 def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
                  overrides: dict[str, Override] | None = None,
-                 cache: Cache | None = None) -> tuple[Catalog, list[Problem]]:
+                 cache: Cache | None = None, bar: Stage | None = None) -> tuple[Catalog, list[Problem]]:
     """Merge listings into papers (duplicates become one paper) and enrich them.
 
     With a ``cache``, results computed by an earlier build from the same inputs are reused.
+    ``bar`` counts the papers of each pass (abstracts, titles, keyphrases, related, topics).
     """
     merged, venues, venue_order, problems = merge_listings(listings)
     overrides = overrides or {}
     cache = cache or Cache()
+    bar = bar or Stage("enriching")
+    bar.set_total(len(merged))
+    bar.restart("abstracts")
     rendered = cache.stage("abstracts", RenderedAbstract).map(render_abstract, [m.abstract for m in merged],
-                                                              digest)
+                                                              digest, bar.advance)
     for m, r in zip(merged, rendered):
         source = m.found[0][0]
         problems += [Problem(source.path, source.line, w, warning=True) for w in r.warnings]
-    titles = _titles(merged, overrides, cache)
+    bar.restart("titles")
+    titles = _titles(merged, overrides, cache, bar)
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
-    phrases = _keyphrases(docs, cache)
-    near = _related(docs, phrases, cache)
+    bar.restart("keyphrases")
+    phrases = _keyphrases(docs, cache, bar)
+    bar.restart("related papers")
+    near = _related(docs, phrases, cache, bar)
+    bar.restart("topics")
     taxonomy_key = digest(repr(taxonomy))
     matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
                                               [f"{title} {r.text}" for title, r in zip(titles, rendered)],
-                                              lambda text: digest(taxonomy_key, text))
+                                              lambda text: digest(taxonomy_key, text), bar.advance)
     papers = [
         # A link that no shared term explains reads as noise, so it is left out.
         _paper(m, r, title, own,
@@ -96,24 +105,28 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
     return merged, venues, venue_order, problems
 
 
-def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache) -> list[str]:
+def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache, bar: Stage) -> list[str]:
     """Return every paper's title: given in papers.yaml, else derived; no two alike."""
     given = {i for i, m in enumerate(merged) if m.id in overrides and overrides[m.id].title}
+    bar.advance(len(given))
     derived = iter(cache.stage("titles", str).map(derive_title, [m.abstract for i, m in enumerate(merged)
-                                                                 if i not in given], digest))
+                                                                 if i not in given], digest, bar.advance))
     first = [overrides[m.id].title if i in given else next(derived) or f"Paper {m.id}"
              for i, m in enumerate(merged)]  # an abstract of symbols has no words to make a title of
     return unique_titles(first, [m.abstract for m in merged], keep=given)
 
 
-def _keyphrases(docs: list[tuple[str, str]], cache: Cache) -> list[tuple[str, ...]]:
+def _keyphrases(docs: list[tuple[str, str]], cache: Cache, bar: Stage) -> list[tuple[str, ...]]:
     """Return every paper's keyphrases: each paper analysed alone (cached), then picked across the catalog."""
     memo = cache.stage("keyphrases-catalog", list, single=True)
     key = digest_of(_doc_parts("keyphrases", docs))
     found = memo.get(key)
-    if found is None:
+    if found is not None:
+        bar.advance(len(docs))
+    else:
         analyses = cache.stage("keyphrases", keyphrases.PaperPhrases).map(
-            lambda doc: keyphrases.analyse(*doc), docs, lambda doc: digest(*doc))
+            lambda doc: keyphrases.analyse(*doc), docs, lambda doc: digest(*doc), bar.advance)
+        bar.note("picking keyphrases")
         found = keyphrases.pick(analyses)
         memo.put(key, found)
         cache.stage("keyphrases", keyphrases.PaperPhrases).close()
@@ -121,14 +134,17 @@ def _keyphrases(docs: list[tuple[str, str]], cache: Cache) -> list[tuple[str, ..
 
 
 def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]],
-             cache: Cache) -> list[tuple[Related, ...]]:
+             cache: Cache, bar: Stage) -> list[tuple[Related, ...]]:
     """Return every paper's related papers: each paper's terms counted alone (cached), then compared."""
     memo = cache.stage("related-catalog", list, single=True)
     key = digest_of(_doc_parts("related", docs, phrases))
     found = memo.get(key)
-    if found is None:
+    if found is not None:
+        bar.advance(len(docs))
+    else:
         terms = cache.stage("related", related.PaperTerms).map(lambda doc: related.terms(*doc), docs,
-                                                                 lambda doc: digest(*doc))
+                                                                 lambda doc: digest(*doc), bar.advance)
+        bar.note("comparing papers")
         found = related.relate(docs, terms, phrases)
         memo.put(key, found)
         cache.stage("related", related.PaperTerms).close()

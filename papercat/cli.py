@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -9,6 +13,7 @@ import click
 from .cache import DEFAULT_FOLDER, default_cache
 from .errors import StrictWarnings
 from .pipeline import Paths, Result, build
+from .progress import NO_PROGRESS, Progress, ProgressLogHandler, terminal_progress
 from .serve import serve
 from .urls import BASE_URL
 
@@ -26,6 +31,17 @@ content_option = click.option(
     "--content", type=click.Path(path_type=Path, file_okay=False), default=Path("content"),
     show_default=True, help="Folder with listings/, topics.yaml and site.yaml.")
 strict_option = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+quiet_option = click.option(
+    "--quiet", "-q", is_flag=True,
+    help="Print no progress and no summary; warnings and errors are still printed (on stderr).")
+LISTED_FILES = 50  # --verbose lists the files written and removed up to this many
+VERBOSE_HELP = ("Also print a line as each stage starts and for each step within it, and informational "
+                "log messages")
+
+
+def verbose_option(more: str = ""):
+    """Return the --verbose option, its help ending with ``more``."""
+    return click.option("--verbose", "-v", is_flag=True, help=f"{VERBOSE_HELP}{more}.")
 
 
 def _check_base_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -60,19 +76,30 @@ def main() -> None:
               help=f"Folder of the build cache, which makes rebuilds fast; safe to delete at any time. "
                    f"[default: {DEFAULT_FOLDER} beside the content folder]")
 @click.option("--no-cache", is_flag=True, help="Build without reading or writing the cache.")
+@quiet_option
+@verbose_option(f"; after the summary, the files written and removed (only their counts if more than "
+                f"{LISTED_FILES})")
 def build_command(content: Path, out: Path, strict: bool, base_url: str | None, cache_dir: Path | None,
-                  no_cache: bool) -> None:
-    """Read the content folder and write the site."""
+                  no_cache: bool, quiet: bool, verbose: bool) -> None:
+    """Read the content folder and write the site.
+
+    Shows progress on stderr (a bar per stage on a terminal, a line per stage elsewhere), then a
+    summary with the time of each stage on stdout.
+    """
     cache = None if no_cache else cache_dir or default_cache(content)
-    _run(Paths(content=content, out=out, cache=cache), strict, write=True, base_url=base_url)
+    _run(Paths(content=content, out=out, cache=cache), strict, write=True, base_url=base_url,
+         quiet=quiet, verbose=verbose)
 
 
 @main.command("check")
 @content_option
 @strict_option
-def check_command(content: Path, strict: bool) -> None:
+@quiet_option
+@verbose_option()
+def check_command(content: Path, strict: bool, quiet: bool, verbose: bool) -> None:
     """Validate listings, config and templates; write nothing."""
-    _run(Paths(content=content, out=Path("site"), cache=default_cache(content)), strict, write=False)
+    _run(Paths(content=content, out=Path("site"), cache=default_cache(content)), strict, write=False,
+         quiet=quiet, verbose=verbose)
 
 
 @main.command("serve")
@@ -93,14 +120,62 @@ def serve_command(content: Path, base_url: str | None, port: int, strict: bool) 
     serve(Paths(content=content, out=Path("site"), cache=default_cache(content)), base_url, port, strict)
 
 
-def _run(paths: Paths, strict: bool, write: bool, base_url: str | None = None) -> None:
+def _run(paths: Paths, strict: bool, write: bool, base_url: str | None = None, quiet: bool = False,
+         verbose: bool = False) -> None:
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose contradict each other; expected at most one of them")
+    progress = NO_PROGRESS if quiet else terminal_progress(sys.stderr, verbose)
     try:
-        result = build(paths, strict=strict, write=write, base_url=base_url)
+        with _logging_through(progress, verbose):
+            result = build(paths, strict=strict, write=write, base_url=base_url, progress=progress)
     except StrictWarnings as exc:
         for warning in exc.warnings:
             click.echo(warning, err=True)
         raise
+    if quiet:
+        for warning in result.warnings:
+            click.echo(str(warning), err=True)
+        return
     _summarise(result, paths)
+    if verbose and result.changes is not None:
+        _list_changes(result)
+
+
+@contextmanager
+def _logging_through(progress: Progress, verbose: bool) -> Iterator[None]:
+    """Print papercat's log records on stderr during the build: warnings, and with ``verbose`` INFO too.
+
+    Records go through ``progress``, so that none lands in the middle of a bar; with ``--quiet``
+    (``NO_PROGRESS``, which shows nothing) straight to stderr.
+    """
+    logger = logging.getLogger("papercat")
+    handler: logging.Handler = (logging.StreamHandler(sys.stderr) if progress is NO_PROGRESS
+                                else ProgressLogHandler(progress))
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s" if verbose else "%(message)s"))
+    handler.setLevel(logging.INFO if verbose else logging.WARNING)
+    level = logger.level
+    logger.addHandler(handler)
+    if verbose:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _list_changes(result: Result) -> None:
+    """Print the files written and removed, or only their counts when there are many."""
+    changes = result.changes
+    assert changes is not None
+    if len(changes.written) + len(changes.removed) > LISTED_FILES:
+        click.echo(f"{len(changes.written):,} files written and {len(changes.removed):,} removed; "
+                   f"more than {LISTED_FILES}, so not listed")
+        return
+    for path in changes.written:
+        click.echo(f"  wrote {path}")
+    for path in changes.removed:
+        click.echo(f"  removed {path}")
 
 
 def _summarise(result: Result, paths: Paths) -> None:

@@ -26,6 +26,7 @@ __all__ = ["jobs", "parallel_map"]
 T = TypeVar("T")
 R = TypeVar("R")
 
+FORK_SAFE_THREAD = "progress-"  # the name of progress.py's ticker threads
 MIN_ITEMS = 256  # below this, starting workers costs more than it saves
 _CHUNKS_PER_WORKER = 16  # small enough to balance uneven items and to report progress often
 
@@ -86,7 +87,13 @@ def _serial(compute: Callable[[T], R], items: Sequence[T], done: Callable[[int],
 
 
 def _can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    """Return whether workers can be forked safely: no thread but the build's and progress.py's ticker.
+
+    The ticker only redraws a bar on stderr, which no worker writes to.
+    """
+    others = [t for t in threading.enumerate()
+              if t is not threading.current_thread() and not t.name.startswith(FORK_SAFE_THREAD)]
+    return "fork" in multiprocessing.get_all_start_methods() and not others
 
 
 def _run_chunk(job: tuple[int, tuple[int, int]]) -> tuple[int, list[Any]]:

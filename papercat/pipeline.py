@@ -1,4 +1,4 @@
-"""The build as a short list of named steps: read -> enrich -> render -> write."""
+"""The build as a short list of named steps: read -> enrich -> render -> index -> write."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,10 +37,11 @@ from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
 from .pages import papers_json, shared_context, site_pages
 from .parallel import parallel_map
+from .progress import NO_PROGRESS, Progress, Stage
 from .render import Page, make_environment, render_page
 from .search import SEARCH_DIR, search_files
-from .urls import normalise_base_url
 from .uptodate import Inputs, built_site, read_inputs, remember
+from .urls import normalise_base_url
 from .writer import OutputFiles, WriteReport, write_site
 
 log = logging.getLogger(__name__)
@@ -113,8 +115,9 @@ def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
 
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = NO_NEWS,
-                cache: Cache | None = None) -> OutputFiles:
-    """Render every page and data file into memory; nothing is written here."""
+                bar: Stage | None = None) -> OutputFiles:
+    """Render every page and data file into memory, advancing ``bar`` per page; nothing is written here."""
+    bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
     shared = shared_context(catalog, config)
     files = OutputFiles()
@@ -122,16 +125,16 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News =
     if config.base_url:  # sitemaps and feeds are made of absolute URLs
         pages += feed_pages(catalog, news, config.title)
         pages += sitemap_pages([p.path for p in pages if p.path.endswith(".html") and p.path != urls.NOT_FOUND])
+    bar.set_total(len(pages))
     for template in dict.fromkeys(page.template for page in pages):  # compiled once, before workers fork
-        _checked(paths, Page("", template), lambda: env.get_template(template))
-    rendered = parallel_map(lambda page: _checked(paths, page, lambda: render_page(env, page, shared)), pages)
+        _checked(paths, Page("", template), partial(env.get_template, template))
+    rendered = parallel_map(lambda page: _checked(paths, page, lambda: render_page(env, page, shared)), pages,
+                            bar.advance)
     for page, data in zip(pages, rendered):
         files.add(page.path, data, page.source or page.template)
     files.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")
     files.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt")
     files.add(urls.NOJEKYLL, b"", "GitHub Pages")
-    for rel, data in sorted(search_files(catalog, cache=cache, order=news.oldest_first).items()):
-        files.add(f"{SEARCH_DIR}/{rel}", data, "the search index")
     if paths.static.is_dir():
         files.add_tree(paths.static, "static")
     return files
@@ -150,55 +153,78 @@ def _checked(paths: Paths, page: Page, make: Callable[[], T]) -> T:
                            "expected a template that uses only the documented context") from exc
 
 
+def index_site(catalog: Catalog, news: News = NO_NEWS, cache: Cache | None = None) -> dict[str, bytes]:
+    """Return the search index's files (documents, shards, manifest) by their path in the site."""
+    return {f"{SEARCH_DIR}/{rel}": data
+            for rel, data in sorted(search_files(catalog, cache=cache, order=news.oldest_first).items())}
+
+
 def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str | None = None,
-          record_history: bool = True) -> Result:
+          record_history: bool = True, progress: Progress = NO_PROGRESS) -> Result:
     """Build the site from ``paths.content`` into ``paths.out``; with ``write=False``, only check.
 
     ``base_url`` (already checked against ``urls.BASE_URL``) overrides site.yaml's. New listings
     are recorded in the content folder's history.yaml unless ``record_history`` is False (a preview).
+    Each step is a stage of ``progress`` (reading, enriching, rendering, indexing, writing) and a
+    lap of ``Result.steps`` (read, enrich, render, index, write).
     """
     clock = _Clock()
-    # A check (write=False) reads the cache but leaves it as it was: it writes nothing.
-    cache = open_cache(paths.cache)
-    inputs = None
-    if write and cache.enabled:
-        inputs = build_inputs(paths, strict, base_url, record_history)
-        done = built_site(cache, inputs, paths.out)
-        if done is not None:  # the site is already what these inputs make
-            clock.lap("check")
-            return Result(None, done.warnings, done.file_count, clock.total(), True, clock.laps,
-                          WriteReport((), done.file_count, ()), done.papers, done.venues, done.topics)
-    content, problems = read_content(paths.content)
-    if base_url is not None:
-        content = replace(content, config=replace(content.config, base_url=normalise_base_url(base_url)))
+    with progress.stage("reading", unit="listings") as bar:
+        # A check (write=False) reads the cache but leaves it as it was: it writes nothing.
+        cache = open_cache(paths.cache)
+        inputs = None
+        if write and cache.enabled:
+            inputs = build_inputs(paths, strict, base_url, record_history)
+            done = built_site(cache, inputs, paths.out)
+            if done is not None:  # the site is already what these inputs make
+                clock.lap("check")
+                log.info("the site in %s is already what the content makes; nothing to do", paths.out)
+                return Result(None, done.warnings, done.file_count, clock.total(), True, clock.laps,
+                              WriteReport((), done.file_count, ()), done.papers, done.venues, done.topics)
+        content, problems = read_content(paths.content)
+        if base_url is not None:
+            content = replace(content, config=replace(content.config, base_url=normalise_base_url(base_url)))
+        bar.advance(len(content.listings))
+    log.info("read %d listings from %s; cache: %s", len(content.listings), paths.content,
+             paths.cache if paths.cache is not None else "none")
     clock.lap("read")
-    catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides, cache)
-    problems += found
-    ids = listing_ids(content.listings)
-    history = update_history(content.history, ids, source_date())
-    news = make_news(history, ids)
-    problems += unknown_ids(content.overrides, {p.id for p in catalog.papers}, content.overrides_path)
+    with progress.stage("enriching", unit="papers") as bar:
+        catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides, cache, bar)
+        problems += found
+        ids = listing_ids(content.listings)
+        history = update_history(content.history, ids, source_date())
+        news = make_news(history, ids)
+        problems += unknown_ids(content.overrides, {p.id for p in catalog.papers}, content.overrides_path)
     clock.lap("enrich")
     errors = [p for p in problems if not p.warning]
     warnings = tuple(sorted((p for p in problems if p.warning), key=lambda p: (p.path, p.line)))
     if errors:
         raise ContentError(errors)
-    files = render_site(catalog, content.config, paths, news, cache)
+    with progress.stage("rendering", unit="pages") as bar:
+        files = render_site(catalog, content.config, paths, news, bar)
     clock.lap("render")
+    with progress.stage("indexing", unit="files"):
+        for path, data in index_site(catalog, news, cache).items():
+            files.add(path, data, "the search index")
+    clock.lap("index")
     if strict and warnings:
         raise StrictWarnings([str(w) for w in warnings])
     counts = len(catalog.papers), len(catalog.venues), len(catalog.topics)
     report = None
     if write:
-        report = write_site(files, paths.out)
-        if record_history:
-            history_file = paths.content / HISTORY_FILE
-            save_history(history, history_file)
+        with progress.stage("writing", unit="files") as bar:
+            report = write_site(files, paths.out)
+            bar.advance(len(report.written))  # write_site reports once, at the end
+            if record_history:
+                history_file = paths.content / HISTORY_FILE
+                save_history(history, history_file)
+                if inputs is not None:
+                    inputs = inputs.with_file(history_file, history_file.read_bytes())
             if inputs is not None:
-                inputs = inputs.with_file(history_file, history_file.read_bytes())
-        if inputs is not None:
-            remember(cache, inputs, paths.out, *counts, len(files.files), warnings)
-        cache.save()  # only after a good write: a failed build leaves the cache as it was
+                remember(cache, inputs, paths.out, *counts, len(files.files), warnings)
+            cache.save()  # only after a good write: a failed build leaves the cache as it was
+        log.info("wrote %d files to %s, %d unchanged, %d removed", len(report.written), paths.out,
+                 report.unchanged, len(report.removed))
         clock.lap("write")
     return Result(catalog, warnings, len(files.files), clock.total(), write, clock.laps, report, *counts)
 

@@ -54,6 +54,7 @@ def page(chromium) -> Iterator[Any]:
     page.errors = []
     page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.on("response", lambda r: page.errors.append(f"{r.status} for {r.url}") if r.status >= 400 else None)
     yield page
     try:
         assert csp_violations(page) == [], "CSP violations"
