@@ -200,13 +200,16 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     warnings = tuple(sorted((p for p in problems if p.warning), key=lambda p: (p.path, p.line)))
     if errors:
         raise ContentError(errors)
+    # The index first: its peak of memory then comes before the pages are held, not on top of them.
+    with progress.stage("indexing", unit="files") as bar:
+        index = index_site(catalog, news, cache)
+        bar.advance(len(index))
+    clock.lap("index")
     with progress.stage("rendering", unit="pages") as bar:
         files = render_site(catalog, content.config, paths, news, bar)
+    for path, data in index.items():
+        files.add(path, data, "the search index")
     clock.lap("render")
-    with progress.stage("indexing", unit="files"):
-        for path, data in index_site(catalog, news, cache).items():
-            files.add(path, data, "the search index")
-    clock.lap("index")
     if strict and warnings:
         raise StrictWarnings([str(w) for w in warnings])
     counts = len(catalog.papers), len(catalog.venues), len(catalog.topics)

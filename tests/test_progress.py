@@ -20,7 +20,7 @@ from papercat.serve import Builder
 from tests.conftest import ABSTRACT_A
 
 ROOT = Path(__file__).resolve().parent.parent
-STAGES = ["reading", "enriching", "rendering", "indexing", "writing"]
+STAGES = ["reading", "enriching", "indexing", "rendering", "writing"]
 
 
 class FakeClock:
@@ -194,7 +194,7 @@ def test_the_build_reports_its_five_stages_and_times_each(small_content, tmp_pat
     result = build(Paths(content=small_content, out=tmp_path / "site", cache=tmp_path / "cache"),
                    progress=LineProgress(stream))
     assert stage_names(stream.getvalue().splitlines()) == STAGES
-    assert list(result.steps) == ["read", "enrich", "render", "index", "write"]
+    assert list(result.steps) == ["read", "enrich", "index", "render", "write"]
     assert "rendering: 28 pages in " in stream.getvalue()
 
 
