@@ -69,7 +69,8 @@ def write_site(files: OutputFiles, out_dir: Path) -> WriteReport:
         staging = _stage(files.files, parent, out_dir.name, marker=True)
         os.rename(staging, out_dir)
         return WriteReport(tuple(sorted(files.files)), 0, ())
-    changed = {rel: data for rel, data in files.files.items() if not _holds(out_dir / rel, data)}
+    modes = {rel: _same_bytes(out_dir / rel, data) for rel, data in files.files.items()}
+    changed = {rel: files.files[rel] for rel, mode in modes.items() if mode is None}
     removed = sorted(rel for rel in _existing(out_dir) if rel not in files.files)
     staging = _stage(changed, parent, out_dir.name, marker=False) if changed else None
     try:
@@ -81,16 +82,34 @@ def write_site(files: OutputFiles, out_dir: Path) -> WriteReport:
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
-    _fix_modes(out_dir, files.files)
+    _fix_modes(out_dir, modes)
     return WriteReport(tuple(sorted(changed)), len(files.files) - len(changed), tuple(removed))
 
 
-def _holds(path: Path, data: bytes) -> bool:
-    """Return whether ``path`` is a file with exactly ``data`` in it (sizes first: most differ there)."""
+def _same_bytes(path: Path, data: bytes) -> int | None:
+    """Return the permission bits of ``path`` if it is a file with exactly ``data`` in it, else None.
+
+    One open, one fstat and one read: sizes are compared first, since most changed files differ there.
+    """
     try:
-        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
-        return False
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+            return None
+        held = bytearray()
+        while len(held) <= len(data):  # one read but for a file that grows meanwhile
+            chunk = os.read(fd, len(data) + 1 - len(held))
+            if not chunk:
+                break
+            held += chunk
+        return stat.S_IMODE(st.st_mode) if held == data else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _existing(out_dir: Path) -> list[str]:
@@ -105,25 +124,50 @@ def _existing(out_dir: Path) -> list[str]:
 
 
 def _stage(files: dict[str, bytes], parent: Path, name: str, marker: bool) -> Path:
-    """Write ``files`` into a new hidden folder in ``parent``, world-readable; return the folder."""
+    """Write ``files`` into a new hidden folder in ``parent``, world-readable; return the folder.
+
+    Each file is one open (created with its final mode), one write and one close; each folder is
+    made once.
+    """
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.new-", dir=parent))
     try:
+        mask = _umask()
+        made = {staging}
         for rel, data in sorted(files.items()):
             target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.update(target.parents)
+            _write_new(target, data, mask)
         if marker:
-            (staging / MARKER).write_bytes(b"")
-        for folder, dirs, names in os.walk(staging):
-            for name_ in dirs:
-                os.chmod(os.path.join(folder, name_), 0o755)
-            for name_ in names:
-                os.chmod(os.path.join(folder, name_), 0o644)
-        os.chmod(staging, 0o755)
+            _write_new(staging / MARKER, b"", mask)
+        if mask & 0o755:  # mkdir applied it
+            for folder in made:
+                os.chmod(folder, 0o755)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return staging
+
+
+def _write_new(path: Path, data: bytes, mask: int) -> None:
+    """Create ``path`` holding ``data``, mode 0644 whatever the umask ``mask``."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        if mask & 0o644:
+            os.fchmod(fd, 0o644)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _umask() -> int:
+    """Return the process's umask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _replace(source: Path, target: Path, out_dir: Path) -> None:
@@ -147,12 +191,15 @@ def _prune_empty_folders(out_dir: Path, removed: list[str]) -> None:
             folder.rmdir()
 
 
-def _fix_modes(out_dir: Path, files: dict[str, bytes]) -> None:
-    """Make every file of the site world-readable (a chmod leaves mtimes alone)."""
-    for rel in files:
-        path = out_dir / rel
-        if stat.S_IMODE(path.stat().st_mode) != 0o644:
-            os.chmod(path, 0o644)
-    for folder in {out_dir / p for rel in files for p in Path(rel).parents}:
+def _fix_modes(out_dir: Path, modes: dict[str, int | None]) -> None:
+    """Make every file of the site world-readable (a chmod leaves mtimes alone).
+
+    ``modes`` holds the permission bits of the files left as they were (None for those written,
+    which were made 0644).
+    """
+    for rel, mode in modes.items():
+        if mode is not None and mode != 0o644:
+            os.chmod(out_dir / rel, 0o644)
+    for folder in {out_dir / p for rel in modes for p in Path(rel).parents}:
         if stat.S_IMODE(folder.stat().st_mode) != 0o755:
             os.chmod(folder, 0o755)

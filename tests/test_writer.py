@@ -112,3 +112,17 @@ def test_rewritten_files_are_world_readable(tmp_path):
     modes = {p.relative_to(site).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [site, *site.rglob("*")]}
     assert modes == {".": 0o755, MARKER: 0o644, "index.html": 0o644, "papers": 0o755, "papers/a.html": 0o644,
                      "feeds": 0o755, "feeds/new.xml": 0o644}
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_files_and_folders_are_world_readable_whatever_the_umask(tmp_path, umask):
+    site = tmp_path / "site"
+    old = os.umask(umask)
+    try:
+        _site(tmp_path, {"index.html": b"1", "papers/a/index.html": b"a"})
+        _site(tmp_path, {"index.html": b"2", "papers/a/index.html": b"a", "papers/b/index.html": b"b"})
+    finally:
+        os.umask(old)
+    modes = {p.relative_to(site).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [site, *site.rglob("*")]}
+    assert modes == {".": 0o755, MARKER: 0o644, "index.html": 0o644, "papers": 0o755, "papers/a": 0o755,
+                     "papers/a/index.html": 0o644, "papers/b": 0o755, "papers/b/index.html": 0o644}
