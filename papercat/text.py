@@ -6,26 +6,27 @@ import hashlib
 import re
 import unicodedata
 
-# Characters that change nothing a reader sees but break matching and ids.
-_INVISIBLE = dict.fromkeys(
-    map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-        "\u2066\u2067\u2068\u2069"),
-    None,
-)
-_SPACES = re.compile(r"\s+")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's category Cc, exactly
+# Characters that change nothing a reader sees but break matching and ids are removed; control
+# characters (Unicode's category Cc, exactly) become spaces. One str.translate does both.
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f\u202a\u202b\u202c\u202d\u202e" \
+             "\u2066\u2067\u2068\u2069"
+_CONTROL = [*range(0x20), *range(0x7f, 0xa0)]
+_CLEAN = {**dict.fromkeys(_CONTROL, " "), **dict.fromkeys(map(ord, _INVISIBLE), None)}
 # Punctuation that ends a sentence rather than the URL it follows.
 _URL_TRAILER = ".,;:!?'\"*_"
 
 
 def clean_line(line: str) -> str:
     """Return ``line`` in NFC with control and zero-width characters removed."""
-    return _CONTROL.sub(" ", unicodedata.normalize("NFC", line).translate(_INVISIBLE))
+    return unicodedata.normalize("NFC", line).translate(_CLEAN)
 
 
 def collapse_spaces(text: str) -> str:
-    """Return ``text`` with runs of white space folded to one space and the ends trimmed."""
-    return _SPACES.sub(" ", text).strip()
+    """Return ``text`` with runs of white space folded to one space and the ends trimmed.
+
+    White space is what ``str.isspace`` says it is, as for the regular expression ``\\s``.
+    """
+    return " ".join(text.split())
 
 
 def join_wrapped(lines: list[str]) -> str:
