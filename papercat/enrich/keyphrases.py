@@ -857,6 +857,7 @@ def extract_keyphrases(docs: Sequence[tuple[str, str]], k_min: int = 5,
     return pick([analyse(title, abstract) for title, abstract in docs], k_min, k_max)
 
 
+@lru_cache(maxsize=1 << 16)
 def is_telling(word: str) -> bool:
     """Return whether a word tells papers apart: no research talk ("method"), broad word or adjective."""
     key = word.lower().replace("-", "")
