@@ -5,8 +5,9 @@
 
 The abstracts are the bundled catalog's, then synthetic ones (benchmarks/search_index.py's
 make_listings). Each function runs once over every paper, in the order a build calls them, and
-the table gives its seconds. With --dump, a sha256 of each function's outputs (their repr) is
-written as JSON: an optimisation must leave every digest as it was.
+the table gives its seconds; the garbage collector is paused, as in a build. With --dump, a
+sha256 of each function's outputs (their repr) is written as JSON: an optimisation must leave
+every digest as it was.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from search_index import make_listings  # noqa: E402
 
 from papercat import search  # noqa: E402
 from papercat.abstract import render_abstract  # noqa: E402
+from papercat.cache import paused_gc  # noqa: E402
 from papercat.enrich import keyphrases, related  # noqa: E402
 from papercat.enrich.titles import derive_title, unique_titles  # noqa: E402
 from papercat.enrich.topics import assign_topics  # noqa: E402
@@ -105,7 +107,8 @@ def main() -> None:
         make_listings(Path(tmp), args.papers)
         synthetic, _ = abstracts_of(Path(tmp))
     abstracts = list(dict.fromkeys(bundled + synthetic))
-    seconds, outputs = run(abstracts, taxonomy)
+    with paused_gc():  # as make_catalog and search_files run them
+        seconds, outputs = run(abstracts, taxonomy)
     print(f"{len(abstracts):,} papers ({len(bundled)} bundled)")
     for name, s in seconds.items():
         print(f"{name:24} {s:8.2f} s")
