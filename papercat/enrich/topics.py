@@ -26,13 +26,21 @@ _GLUE = re.compile(r"[*{}$]")
 _SEPARATOR = re.compile(r"[\W_]+")
 
 
-def normalize(text: str) -> str:
-    """Lowercase text with Markdown and LaTeX markup removed and words separated by single spaces."""
+_WORD = re.compile(r"[^\W_]+")  # what the separators leave
+
+
+def _unmarked(text: str) -> str:
+    """Return text lowercased, without Markdown and LaTeX markup."""
     if "\\" in text:
         text = _LATEX_COMMAND.sub("", text)
     if "*" in text or "{" in text or "}" in text or "$" in text:
         text = _GLUE.sub("", text)
-    return _SEPARATOR.sub(" ", text.casefold()).strip()
+    return text.casefold()
+
+
+def normalize(text: str) -> str:
+    """Lowercase text with Markdown and LaTeX markup removed and words separated by single spaces."""
+    return _SEPARATOR.sub(" ", _unmarked(text)).strip()
 
 
 def _forms(phrase: str) -> tuple[str, ...]:
@@ -120,7 +128,7 @@ def assign_topics(text: str, taxonomy: Sequence[Topic], max_topics: int = 3) -> 
     """Return the paper's best 1 to ``max_topics`` topics, or the single Other match when none fits."""
     forms, weights = _taxonomy_forms(tuple(taxonomy))
     scored = []
-    for position, (topic, counts) in enumerate(zip(taxonomy, _counts(normalize(text).split(), forms,
+    for position, (topic, counts) in enumerate(zip(taxonomy, _counts(_WORD.findall(_unmarked(text)), forms,
                                                                       len(taxonomy)))):
         if not counts:
             continue
