@@ -73,14 +73,17 @@ _CUES["proposed"] = ("strong", "propose")
 
 def _clean(text: str) -> str:
     """Return the abstract as plain text: no URLs, LaTeX, Markdown emphasis or backslash escapes."""
-    text = _DROP.sub("", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text
+    if "\\" in text or "http" in text or "www." in text:  # each pattern runs only where it can match
+        text = _DROP.sub("", text)
     lowered = text.lower()
     if any(tld in lowered for tld in _TLDS):  # the domain pattern is slow, so run it only when it can match
         text = _DOMAIN.sub("", text)
-    previous = None
-    while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
-        previous, text = text, _LATEX_ARG.sub(r"\1", text)
-    text = _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
+    if "\\" in text:
+        previous = None
+        while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
+            previous, text = text, _LATEX_ARG.sub(r"\1", text)
+        text = _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
     text = re.sub(r"[$*{}\\]", "", text.replace("``", '"').replace("''", '"'))
     text = text.replace("---", " — ").replace("--", " — ")
     return " ".join(re.sub(r"(?<=\S)~(?=\S)", " ", text).split() if "~" in text else text.split())
