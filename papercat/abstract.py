@@ -107,13 +107,15 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\u00ad\u180e]")
 _SPACES = re.compile(r"\s+")
 
+# The lookahead names the characters a token starts with, so the search skips plain text fast.
 _TOKEN = re.compile(
-    r"(?P<url>https?://[^\s<>\"'`{}|\\^]+)"
+    r"(?=[hH\\${}*_])"
+    r"(?:(?P<url>https?://[^\s<>\"'`{}|\\^]+)"
     r"|\\(?P<cmd>[A-Za-z]+)\*?"
     r"|\\(?P<esc>[^A-Za-z])"
     r"|(?P<dollar>\$)"
     r"|(?P<brace>[{}])"
-    r"|(?P<delim>\*+|_+)",
+    r"|(?P<delim>\*+|_+))",
     re.IGNORECASE,
 )
 _ESCAPED_OR_DOLLAR = re.compile(r"\\.|\$", re.DOTALL)
@@ -165,7 +167,11 @@ def _normalise(abstract: str) -> list[str]:
     text = unicodedata.normalize("NFC", abstract)
     paragraphs = []
     for part in _PARAGRAPH_BREAK.split(text):
-        part = _SPACES.sub(" ", _CONTROL.sub(" ", _INVISIBLE.sub("", part))).strip()
+        if not part.isascii():  # the invisible characters are all beyond ASCII
+            part = _INVISIBLE.sub("", part)
+        if not part.isprintable():  # control characters are not printable
+            part = _CONTROL.sub(" ", part)
+        part = " ".join(part.split())  # str.split's white space is the same as re's \s
         if part:
             paragraphs.append(part)
     return paragraphs
@@ -225,9 +231,14 @@ def _is_punctuation(char: str) -> bool:
 
 def _prose(text: str) -> str:
     """Typographic LaTeX in running text: ``quotes'', `quotes', --- and -- dashes, ~ ties."""
-    text = _EN_DASH.sub("–", text.replace(_EM_DASH, "—"))
-    text = _DOUBLE_QUOTES.sub("“\\1”", text).replace("``", "“").replace("''", "”")
-    return _TIE.sub(" ", _SINGLE_QUOTES.sub("‘\\1’", text))
+    if "--" in text:  # each pattern runs only where its characters are: most text has none
+        text = _EN_DASH.sub("–", text.replace(_EM_DASH, "—"))
+    if "`" in text:
+        text = _DOUBLE_QUOTES.sub("“\\1”", text).replace("``", "“")
+        text = _SINGLE_QUOTES.sub("‘\\1’", text.replace("''", "”"))
+    else:
+        text = text.replace("''", "”")
+    return _TIE.sub(" ", text) if "~" in text else text
 
 
 class _Reader:
@@ -616,7 +627,10 @@ def _text(tokens: list[_Token]) -> str:
             out.append(" (")
         elif isinstance(token, _Close) and token.tag == "(":
             out.append(")")
-    text = _URL_RUN.sub("\x00", _SPACES.sub(" ", "".join(out)))
+    text = "".join(out)
+    if "\x00" not in text:  # no URL was left out
+        return " ".join(text.split())  # str.split's white space is the same as re's \s
+    text = _URL_RUN.sub("\x00", _SPACES.sub(" ", text))
     text = _URL_GAP.sub("", _EMPTY_BRACKETS.sub("", text)).replace("\x00", " ")
     return _SPACES.sub(" ", text).strip()
 

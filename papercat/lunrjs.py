@@ -90,8 +90,11 @@ _RE_4 = re.compile(r"^(" + _DOT + r"+?)(al|ance|ence|er|ic|able|ible|ant|ement|m
                    r"|ous|ive|ize)\Z")
 _RE2_4 = re.compile(r"^(" + _DOT + r"+?)(s|t)(ion)\Z")
 _RE_5 = re.compile(r"^(" + _DOT + r"+?)e\Z")
-_RE_5_1 = re.compile(r"ll\Z")
 _RE3_5 = re.compile("^" + _C + _v + r"[^aeiouwxy]\Z")
+_STEP2_ENDINGS = tuple(_STEP2)
+_STEP3_ENDINGS = tuple(_STEP3)
+_STEP4_ENDINGS = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ou", "ism",
+                  "ate", "iti", "ous", "ive", "ize")
 
 
 def _porter(w: str) -> str:
@@ -101,16 +104,17 @@ def _porter(w: str) -> str:
     firstch = w[0]
     if firstch == "y":
         w = "Y" + w[1:]
+    # Each step's pattern ends in its suffixes: a word without one is left as it is, unmatched.
     # Step 1a
-    m = _RE_1A.match(w) or _RE2_1A.match(w)
+    m = (_RE_1A.match(w) or _RE2_1A.match(w)) if w.endswith("s") else None
     if m:
         w = m.group(1) + m.group(2)
     # Step 1b
-    m = _RE_1B.match(w)
+    m = _RE_1B.match(w) if w.endswith("eed") else None
     if m:
         if _MGR0.search(m.group(1)):
             w = w[:-1]
-    else:
+    elif w.endswith(("ed", "ing")):
         m = _RE2_1B.match(w)
         if m and _S_V.search(m.group(1)):
             w = m.group(1)
@@ -121,33 +125,33 @@ def _porter(w: str) -> str:
             elif _RE4_1B_2.search(w):
                 w += "e"
     # Step 1c: a final y after a consonant that is not the first letter becomes i
-    m = _RE_1C.match(w)
+    m = _RE_1C.match(w) if w.endswith("y") else None
     if m:
         w = m.group(1) + "i"
     # Step 2
-    m = _RE_2.match(w)
+    m = _RE_2.match(w) if w.endswith(_STEP2_ENDINGS) else None
     if m and _MGR0.search(m.group(1)):
         w = m.group(1) + _STEP2[m.group(2)]
     # Step 3
-    m = _RE_3.match(w)
+    m = _RE_3.match(w) if w.endswith(_STEP3_ENDINGS) else None
     if m and _MGR0.search(m.group(1)):
         w = m.group(1) + _STEP3[m.group(2)]
     # Step 4
-    m = _RE_4.match(w)
+    m = _RE_4.match(w) if w.endswith(_STEP4_ENDINGS) else None
     if m:
         if _MGR1.search(m.group(1)):
             w = m.group(1)
-    else:
+    elif w.endswith("ion"):
         m = _RE2_4.match(w)
         if m and _MGR1.search(m.group(1) + m.group(2)):
             w = m.group(1) + m.group(2)
     # Step 5
-    m = _RE_5.match(w)
+    m = _RE_5.match(w) if w.endswith("e") else None
     if m:
         stem_ = m.group(1)
         if _MGR1.search(stem_) or (_MEQ1.search(stem_) and not _RE3_5.search(stem_)):
             w = stem_
-    if _RE_5_1.search(w) and _MGR1.search(w):
+    if w.endswith("ll") and _MGR1.search(w):
         w = w[:-1]
     if firstch == "y":
         w = "y" + w[1:]

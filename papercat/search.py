@@ -397,8 +397,7 @@ def _chunk_data(index: dict[str, Any], chunks: list[Chunk]) -> list[bytes]:
     opening = np.where(new_part, np.where(new_chunk, "", ","), "").astype(object) + heads[
         np.where(new_part, vector, len(vectors))]
     closing = np.where(np.r_[new_part[1:], True] if len(order) else new_part, "]]", ",").astype(object)
-    pair = np.array(list(map("{},{!r}".format, np.array(terms, dtype=object)[order],
-                             np.array(scores, dtype=object)[order])), dtype=object)
+    pair = np.array(list(map("{},{!r}".format, terms, scores)), dtype=object)[order]
     text = (opening + pair + closing).tolist()
     starts = np.flatnonzero(new_chunk).tolist()
     parts = [""] * len(chunks)

@@ -492,10 +492,13 @@ def _without_domains(text: str) -> str:
     return _DOMAIN.sub(" ", text) if any(tld in lowered for tld in _TLDS) else text
 
 
-def _paper_runs(title: str, abstract: str, proper: set[str] | None = None) -> list[tuple[list[_Token], int]]:
-    """Return a paper's runs, each with its part: 0 for the title, else 1 + the sentence's position."""
-    abstract = _without_domains(abstract)
-    aliases = _word_aliases(_aliases(abstract))
+def _paper_runs(title: str, abstract: str, defined: dict[str, list[list[_Token]]],
+                proper: set[str] | None = None) -> list[tuple[list[_Token], int]]:
+    """Return a paper's runs, each with its part: 0 for the title, else 1 + the sentence's position.
+
+    ``abstract`` is without web addresses (_without_domains) and ``defined`` holds its _aliases.
+    """
+    aliases = _word_aliases(defined)
     parts = [title] + _sentences(abstract) if title.strip() else [""] + _sentences(abstract)
     return [(run, part) for part, text in enumerate(parts) if text
             for run in _runs(text, part == 0, aliases, proper)]
@@ -799,13 +802,15 @@ class PaperPhrases:
 def analyse(title: str, abstract: str) -> PaperPhrases:
     """Return a paper's words, runs, candidate phrases and proper-noun evidence: all that needs no catalog."""
     proper: set[str] = set()
-    runs = _paper_runs(title, abstract, proper)
+    abstract = _without_domains(abstract)
+    defined = _aliases(abstract)  # read only, by the runs and the candidates alike
+    runs = _paper_runs(title, abstract, defined, proper)
     numbers: dict[_Token, int] = {}
     packed: list[int] = []
     for run, part in runs:
         packed.append(-1 - part)
         packed.extend([numbers.setdefault(t, len(numbers)) for t in run])
-    phrases = _candidates(runs, _aliases(_without_domains(abstract)))
+    phrases = _candidates(runs, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
     return PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
 
@@ -857,6 +862,7 @@ def extract_keyphrases(docs: Sequence[tuple[str, str]], k_min: int = 5,
     return pick([analyse(title, abstract) for title, abstract in docs], k_min, k_max)
 
 
+@lru_cache(maxsize=1 << 16)
 def is_telling(word: str) -> bool:
     """Return whether a word tells papers apart: no research talk ("method"), broad word or adjective."""
     key = word.lower().replace("-", "")

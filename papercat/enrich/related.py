@@ -59,7 +59,10 @@ class _Features:
             if times > 1:
                 self.spellings[column] = Counter({name: times})
         elif name != self.names[column] or column in self.spellings:
-            self.spellings.setdefault(column, Counter({self.names[column]: 1}))[name] += times
+            spellings = self.spellings.get(column)
+            if spellings is None:
+                spellings = self.spellings[column] = Counter({self.names[column]: 1})
+            spellings[name] += times
         return column
 
     def settle_names(self) -> None:
@@ -225,13 +228,15 @@ def _explain(matrix: sparse.csr_matrix, features: _Features,
     if not pairs:
         return []
     products = matrix[[a for a, _, _ in pairs]].multiply(matrix[[b for _, b, _ in pairs]]).tocsr()
+    # Each pair's terms by contribution, largest first, ties by column: one sort for all pairs.
+    rows = np.repeat(np.arange(len(pairs)), np.diff(products.indptr))
+    ranked = products.indices[np.lexsort((products.indices, -products.data, rows))].tolist()
+    bounds = products.indptr.tolist()
     out = []
     for p in range(len(pairs)):
-        lo, hi = products.indptr[p], products.indptr[p + 1]
-        columns, values = products.indices[lo:hi], products.data[lo:hi]
         shown: list[str] = []
         words_shown: set[str] = set()
-        for c in columns[np.lexsort((columns, -values))]:
+        for c in ranked[bounds[p]:bounds[p + 1]]:
             name, key = features.names[c], features.keys[c]
             if features.phrase[c] or key[0] not in words_shown and is_telling(name):
                 shown.append(name)

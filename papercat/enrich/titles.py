@@ -73,14 +73,17 @@ _CUES["proposed"] = ("strong", "propose")
 
 def _clean(text: str) -> str:
     """Return the abstract as plain text: no URLs, LaTeX, Markdown emphasis or backslash escapes."""
-    text = _DROP.sub("", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text
+    if "\\" in text or "http" in text or "www." in text:  # each pattern runs only where it can match
+        text = _DROP.sub("", text)
     lowered = text.lower()
     if any(tld in lowered for tld in _TLDS):  # the domain pattern is slow, so run it only when it can match
         text = _DOMAIN.sub("", text)
-    previous = None
-    while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
-        previous, text = text, _LATEX_ARG.sub(r"\1", text)
-    text = _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
+    if "\\" in text:
+        previous = None
+        while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
+            previous, text = text, _LATEX_ARG.sub(r"\1", text)
+        text = _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
     text = re.sub(r"[$*{}\\]", "", text.replace("``", '"').replace("''", '"'))
     text = text.replace("---", " — ").replace("--", " — ")
     return " ".join(re.sub(r"(?<=\S)~(?=\S)", " ", text).split() if "~" in text else text.split())
@@ -126,9 +129,42 @@ def _is_distinctive(token: str) -> bool:
     return coined or versioned and sum(c.isalpha() for c in token) >= 3
 
 
+# Where a word of a name may start and end: what surrounds it is no letter, digit, "_" or "-".
+_WORD_START = re.compile(r"(?<![\w-])")
+_WORD_END = re.compile(r"s?(?![\w-])")  # its plural ends there too
+
+
 def _is_new(term: str, before: str, flags: int = 0) -> bool:
-    """Return whether term, or its plural, is absent from the text before it."""
-    return not re.search(r"(?<![\w-])" + re.escape(term) + r"s?(?![\w-])", before, flags)
+    """Return whether term, or its plural, is absent from the text before it.
+
+    A pattern made per term would be compiled per paper; a plain search for the term, with its
+    ends checked by the two patterns above, finds the same occurrences.
+    """
+    if flags & re.IGNORECASE:
+        if not (term.isascii() and before.isascii()):  # Unicode case folding is re's to do
+            return not re.search(r"(?<![\w-])" + re.escape(term) + r"s?(?![\w-])", before, flags)
+        term, before = term.lower(), before.lower()
+    at = before.find(term)
+    while at >= 0:
+        if _WORD_START.match(before, at) and _WORD_END.match(before, at + len(term)):
+            return False
+        at = before.find(term, at + 1)
+    return True
+
+
+_BOUNDARY = re.compile(r"\b")
+_IS_A = re.compile(r" is (an? [^.]*)")
+
+
+def _is_a(name: str, text: str) -> re.Match[str] | None:
+    """Return the first "Name is a ..." of the text, its group 1 what the name is; a word starts the name."""
+    at = text.find(name + " is a")
+    while at >= 0:
+        said = _BOUNDARY.match(text, at) and _IS_A.match(text, at + len(name))
+        if said:
+            return said
+        at = text.find(name + " is a", at + 1)
+    return None
 
 
 def _find_name(window: str, after: str, before: str) -> tuple[int, str, str, int] | None:
@@ -253,7 +289,7 @@ def _named_title(text: str, sentences: list[tuple[int, str]], cues: list[tuple],
     short_for = re.match(r",\s*short for\s+(.*)", rest[end:])
     phrase = _clip(short_for[1]) if short_for else phrase
     head = f"{name}: {phrase}" if phrase else name
-    is_a = not phrase and re.search(r"\b" + re.escape(name) + r" is (an? [^.]*)", text)
+    is_a = not phrase and _is_a(name, text)
     desc = _describe(rest[:start], rest[end:]) or (_plain_desc(_clip(is_a[1])) if is_a else "")
     desc = _fit(desc, max_chars - len(head) - 2, mid_phrase=False)  # "X: Y, a lightweight" says nothing
     if not phrase and not _is_informative(desc):  # "two algorithms": say what they are for instead
