@@ -87,7 +87,9 @@ def measure(content: Path, out: Path, cache: Path | None) -> dict:
     wall = time.perf_counter() - started
     changes = getattr(result, "changes", None)
     unit = MB if sys.platform == "darwin" else MB / 1024  # ru_maxrss is bytes on macOS, KB on Linux
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return {
+        "cpu_s": sum(u.ru_utime + u.ru_stime for u in used),  # workers too, once they have been waited for
         "papers": len(result.catalog.papers), "seconds": result.seconds, "wall": wall,
         "steps": {name: s for name, s in result.steps.items() if isinstance(s, (int, float))},
         "files": result.files,
@@ -119,10 +121,11 @@ def run_build(content: Path, out: Path, cache: Path | None) -> dict:
     A failed build gives {"error": ...} (the end of its stderr) instead of stopping the benchmark.
     """
     command = [sys.executable, __file__, "--child", str(content), str(out), str(cache or "")]
+    load = os.getloadavg()[0]
     done, memory = run_sampled(command)
     if done.returncode != 0:
         return {"error": f"exit {done.returncode}: {done.stderr.strip()[-2000:]}", **_memory(memory)}
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), **_memory(memory)}
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), **_memory(memory), "load": load}
 
 
 def _memory(sampled: dict) -> dict:
@@ -133,10 +136,11 @@ def _memory(sampled: dict) -> dict:
 def run_lunrjs(content: Path) -> dict:
     """Run the lunr.js reference over the content folder's listings in Node; return its figures."""
     command = ["node", "--max-old-space-size=16384", str(LUNR_SCRIPT), str(content), "--abstract-only-too"]
+    load = os.getloadavg()[0]
     done, memory = run_sampled(command)
     if done.returncode != 0:
         return {"error": f"exit {done.returncode}: {done.stderr.strip()[-2000:]}", **_memory(memory)}
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), **_memory(memory)}
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), **_memory(memory), "load": load}
 
 
 def free_gb(path: Path) -> float:
@@ -253,30 +257,36 @@ def report(rows: list[dict]) -> str:
                 + ", ".join(f"{r['papers']:,} papers {r[REFERENCE]['abstract_only_seconds']:.1f} s"
                             for r in rows if _ok(r.get(REFERENCE))) + "."]
 
-    out += ["", "| papers | build | papers built | time | ÷ full | peak memory, PSS of all processes "
-            "| peak RSS sum | processes | build process peak RSS (VmHWM) / ru_maxrss "
-            "| files written / unchanged / removed |",
-            "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out += ["", "| papers | build | papers built | time | ÷ full | CPU time | load at start "
+            "| peak memory, PSS of all processes | peak RSS sum | processes "
+            "| build process peak RSS (VmHWM) / ru_maxrss | files written / unchanged / removed |",
+            "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         for name in (*SCENARIOS, REFERENCE):
             b = r.get(name)
             if b is None:
                 continue
             if "error" in b:
-                out.append(f"| {r['papers']:,} | {name} | failed | – | – | {_mb(b['peak_pss_mb'])} "
+                out.append(f"| {r['papers']:,} | {name} | failed | – | – | – | – | {_mb(b['peak_pss_mb'])} "
                            f"| {_mb(b['peak_rss_sum_mb'])} | {b['processes']} | – | – |")
                 continue
             ratio = _ratio(r, name)
             if name == REFERENCE:
                 out.append(f"| {r['papers']:,} | {name} | {b['docs']:,} | {b['seconds']:.1f} s "
-                           f"| {'–' if ratio is None else f'{ratio:.0%}'} | {_mb(b['peak_pss_mb'])} "
+                           f"| {'–' if ratio is None else f'{ratio:.0%}'} | {b['cpu_s']:.1f} s | {b['load']:.1f} "
+                           f"| {_mb(b['peak_pss_mb'])} "
                            f"| {_mb(b['peak_rss_sum_mb'])} | {b['processes']} | – | – |")
                 continue
             out.append(f"| {r['papers']:,} | {name} | {b['papers']:,} | {b['seconds']:.1f} s "
-                       f"| {'–' if ratio is None else f'{ratio:.0%}'} | {_mb(b['peak_pss_mb'])} "
+                       f"| {'–' if ratio is None else f'{ratio:.0%}'} | {b['cpu_s']:.1f} s | {b['load']:.1f} "
+                       f"| {_mb(b['peak_pss_mb'])} "
                        f"| {_mb(b['peak_rss_sum_mb'])} | {b['processes']} | {_mb(b.get('hwm_mb'))} / {_mb(b['maxrss_mb'])} | {_files(b)} |")
 
-    out += ["", "Peak memory is sampled from the benchmark process: the process tree and the sum of its resident "
+    out += ["", "Time is wall-clock (what the targets are about). CPU time is user + system time, less sensitive to "
+            "other work on the machine: of the build process's whole life (Python start and imports too) and its "
+            "workers, for a build; of the build and serialisation alone, for lunr.js. Load is the 1-minute load "
+            "average when the process started (2 cores).",
+            "", "Peak memory is sampled from the benchmark process: the process tree and the sum of its resident "
             "sizes every 50 ms, the summed PSS (shared pages counted once) as often as 10 % of one core allows "
             "(reading smaps_rollup costs about 20 ms per GB resident): every 50 ms for small builds, less often for "
             "big ones, sooner when the RSS sum reaches a new high."]

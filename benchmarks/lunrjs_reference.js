@@ -16,7 +16,7 @@
  *   letters and digits); papercat's names field also holds topic names and keyphrases, not here.
  *
  * With --abstract-only-too it also builds and serialises an index of the abstract field alone.
- * stdout: one JSON line {"seconds", "docs", "fields", "bytes", "abstract_only_seconds"?,
+ * stdout: one JSON line {"seconds", "cpu_s" (user + system), "docs", "fields", "bytes", "abstract_only_seconds"?,
  * "abstract_only_bytes"?}; a readable summary goes to stderr.
  */
 "use strict";
@@ -63,6 +63,7 @@ function names(text) {
 
 function timeIndex(docs, fields) {
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const index = lunr(function () {
     this.ref("id");
     for (const [name, boost] of fields) this.field(name, { boost });
@@ -70,7 +71,8 @@ function timeIndex(docs, fields) {
   });
   const json = JSON.stringify(index);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { seconds, bytes: Buffer.byteLength(json) };
+  const used = process.cpuUsage(cpu);
+  return { seconds, cpu_s: (used.user + used.system) / 1e6, bytes: Buffer.byteLength(json) };
 }
 
 function main() {
@@ -88,6 +90,7 @@ function main() {
   const out = { docs: docs.length, fields: FIELDS.map(([name, boost]) => `${name}^${boost}`) };
   const full = timeIndex(docs, FIELDS);
   out.seconds = full.seconds;
+  out.cpu_s = full.cpu_s;
   out.bytes = full.bytes;
   console.error(`lunr.js ${lunr.version}: ${docs.length} docs, fields ${out.fields.join(", ")}: ` +
                 `build+serialise ${full.seconds.toFixed(2)} s, ${(full.bytes / 1e6).toFixed(1)} MB JSON`);

@@ -74,11 +74,12 @@ def test_build_benchmark_prints_every_figure(tmp_path: Path) -> None:
     builds = rows_of(out, "| papers | build | papers built |")
     assert [row[1] for row in builds] == ["full", "cold", "no change", "add listing", "lunr.js"]
     for row in builds:
-        assert megabytes(row[5]) > 0, row  # peak PSS of the build and its workers
-        assert megabytes(row[6]) >= megabytes(row[5]) * 0.9, row  # the RSS sum counts shared pages in full
-        assert int(row[7]) >= 1
+        assert seconds(row[3]) >= 0 and seconds(row[5]) >= 0, row  # wall and CPU time
+        assert megabytes(row[7]) > 0, row  # peak PSS of the build and its workers
+        assert megabytes(row[8]) >= megabytes(row[7]) * 0.9, row  # the RSS sum counts shared pages in full
+        assert int(row[9]) >= 1
     assert [row[2] for row in builds] == ["60", "60", "60", "63", "60"]
-    written, unchanged, removed = (int(n.replace(",", "")) for n in builds[2][9].split(" / "))
+    written, unchanged, removed = (int(n.replace(",", "")) for n in builds[2][11].split(" / "))
     assert written == 0 and unchanged > 0 and removed == 0  # nothing changed, nothing rewritten
 
     stage_header = next(line for line in out.splitlines()
