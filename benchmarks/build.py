@@ -328,7 +328,8 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
     if row:
         ratio = row["full"]["seconds"] / row[REFERENCE]["seconds"]
         found.append((target, f"{row['full']['seconds']:.1f} s ÷ {row[REFERENCE]['seconds']:.1f} s = "
-                      f"{ratio:.2f}×{note}", status(ratio <= LUNR_RATIO, note)))
+                      f"{ratio:.2f}×{note}{_cpu_ratio(row['full'], row[REFERENCE], '.2f', '×')}",
+                      status(ratio <= LUNR_RATIO, note)))
     else:
         found.append((target, "–", "not measured"))
     for name, share, what in (("no change", NO_CHANGE_SHARE, "no-change rebuild"),
@@ -339,7 +340,7 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
             ratio = _ratio(row, name)
             found.append((target, f"{row[name]['seconds']:.1f} s ÷ {row['full']['seconds']:.1f} s = {ratio:.1%}"
                           f"{' (+' + format(row['extra_papers'], ',') + ' papers)' if name == 'add listing' else ''}"
-                          f"{note}", status(ratio <= share, note)))
+                          f"{note}{_cpu_ratio(row[name], row['full'], '.1%', '')}", status(ratio <= share, note)))
         else:
             found.append((target, "–", "not measured"))
     peak = lambda r: max((r[name]["peak_pss_mb"] for name in SCENARIOS if _ok(r.get(name))), default=None)
@@ -371,6 +372,13 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
     else:
         found.append((target, "–", "not measured (needs two sizes)"))
     return found
+
+
+def _cpu_ratio(a: dict, b: dict, spec: str, unit: str) -> str:
+    """Return "; CPU time a ÷ b = ratio", the same comparison less disturbed by other work on the machine."""
+    if "cpu_s" not in a or "cpu_s" not in b:
+        return ""
+    return f"; CPU time {a['cpu_s']:.1f} s ÷ {b['cpu_s']:.1f} s = {format(a['cpu_s'] / b['cpu_s'], spec)}{unit}"
 
 
 def _ram_gb() -> float:
