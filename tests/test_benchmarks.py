@@ -68,7 +68,8 @@ def test_build_benchmark_prints_every_figure(tmp_path: Path) -> None:
     assert "(+3)" in add  # 5 % of 60 papers
     assert seconds(lunr) > 0 or float(json.loads(raw.read_text())[0]["lunr.js"]["seconds"]) > 0
     assert re.fullmatch(rf"{NUMBER}×", vs_lunr) and float(vs_lunr[:-1]) > 0
-    assert float(per_paper) > 0
+    wall_ms, cpu_ms = re.fullmatch(rf"({NUMBER}) \(CPU ({NUMBER})\)", per_paper).groups()
+    assert float(wall_ms) > 0 and float(cpu_ms) > 0
     assert "fields title^10, names^5, abstract^1" in out
 
     builds = rows_of(out, "| papers | build | papers built |")
