@@ -1,26 +1,37 @@
-"""Benchmark whole builds with and without the build cache on synthetic catalogs of 1,000 to 20,000 papers.
+"""Benchmark whole builds against the performance targets, on synthetic catalogs of 1,000 to 50,000 papers.
 
-    .venv/bin/python benchmarks/build.py                  # 1k, 10k and 20k papers
-    .venv/bin/python benchmarks/build.py --sizes 1000 5000 --json figures.json
+    .venv/bin/python benchmarks/build.py                    # 1k, 10k, 20k and 50k papers
+    .venv/bin/python benchmarks/build.py --sizes 1000 10000 --json figures.json
+    .venv/bin/python benchmarks/build.py --sizes 20000 --scenarios full lunr.js
 
 The catalogs are search_index.py's (Zipf-distributed words over a growing vocabulary, a coined
 method name per paper, five venues), plus one more listing of a sixth venue holding another 5 %
-of the papers. Every build is ``papercat.pipeline.build`` in a fresh process, as ``build.py``
-runs it, with the bundled templates and a base URL (so feeds and sitemaps are made too):
+of the papers (1,000 papers at 20,000). Every build is ``papercat.pipeline.build`` in a fresh
+process, as ``build.py`` runs it, with the bundled templates and a base URL (so pages, the search
+index, related papers, the map, feeds and sitemaps are all made):
 
 - full: the catalog without the extra listing, no cache and no earlier site;
-- cold: the same with an empty cache folder (the full build plus writing the cache);
+- lunr.js: the reference, benchmarks/lunrjs_reference.js: Node's lunr.js building and serialising
+  one index over the same listing files (the fields of papercat's search index), run just after
+  the full build;
+- cold: the same catalog with an empty cache folder (the full build plus writing the cache);
 - no change: the same again, with the cache and the site the cold build left;
 - add listing: the extra listing copied in, then built with that cache and site.
 
-Times are wall-clock as the build measures them (``Result.seconds`` and its steps); peak memory is
-the build process's peak resident size. Tests never assert times; this is for docs/performance.md.
+Times are wall-clock as the build measures them (``Result.seconds`` and its steps). Peak memory is
+sampled from this process every 50 ms: the summed PSS of the build process and every process below
+it (worker processes too; see memory.py); the build process's own peak resident size (VmHWM) and
+ru_maxrss are shown beside it (on Linux, ru_maxrss also keeps the peak of the benchmark process that
+started the build, so it is at least that process's size).
+MB are 10**6 bytes. Tests never assert times; the figures are for docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import resource
 import shutil
 import subprocess
@@ -32,12 +43,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from memory import run_sampled
 from search_index import VENUES, make_listings, run_sizes
 
 BASE_URL = "https://example.org/catalog/"
-EXTRA_SHARE = 0.05  # the added listing holds this share of the catalog's papers
+EXTRA_SHARE = 0.05  # the added listing holds this share of the catalog's papers: 1,000 at 20,000
 EXTRA_HEADER = "COLM 2025 Papers"
 SCENARIOS = ("full", "cold", "no change", "add listing")
+REFERENCE = "lunr.js"
+LUNR_SCRIPT = ROOT / "benchmarks" / "lunrjs_reference.js"
+MB = 1e6
+# The issue's targets: time ratios to the full build, at TARGET_PAPERS papers.
+TARGET_PAPERS = 20_000
+LUNR_RATIO, NO_CHANGE_SHARE, ADD_SHARE, PEAK_MB, MUST_BUILD = 1.5, 0.05, 0.15, 1500, 50_000
+LINEAR_SLACK = 1.25  # "about linear": ms per paper at the largest size at most this times that at 10,000
 
 
 def make_contents(papers: int, work: Path) -> tuple[Path, str]:
@@ -67,73 +86,324 @@ def measure(content: Path, out: Path, cache: Path | None) -> dict:
     result = build(Paths(content=content, out=out, cache=cache), base_url=BASE_URL)
     wall = time.perf_counter() - started
     changes = getattr(result, "changes", None)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KB on Linux, bytes on macOS
-    peak /= (1 << 20) if sys.platform == "darwin" else 1024
+    unit = MB if sys.platform == "darwin" else MB / 1024  # ru_maxrss is bytes on macOS, KB on Linux
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return {
-        "papers": len(result.catalog.papers), "seconds": result.seconds, "wall": wall, "steps": result.steps,
-        "files": result.files, "peak_mb": peak,
+        "cpu_s": sum(u.ru_utime + u.ru_stime for u in used),  # workers too, once they have been waited for
+        "papers": len(result.catalog.papers), "seconds": result.seconds, "wall": wall,
+        "steps": {name: s for name, s in result.steps.items() if isinstance(s, (int, float))},
+        "files": result.files,
+        "hwm_mb": _vm_hwm_mb(),
+        "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / unit,
+        "children_maxrss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / unit,
         "written": len(changes.written) if changes is not None else None,
         "unchanged": changes.unchanged if changes is not None else None,
         "removed": len(changes.removed) if changes is not None else None,
     }
 
 
+def _vm_hwm_mb() -> float | None:
+    """Return this process's peak resident size since it started (VmHWM), in MB; None off Linux.
+
+    Unlike ru_maxrss, which on Linux keeps the peak of the process that forked and exec'd this one
+    (the benchmark's own, with its vocabulary), VmHWM starts again at exec.
+    """
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return None
+    return next(int(line.split()[1]) * 1024 / MB for line in status.splitlines() if line.startswith("VmHWM:"))
+
+
 def run_build(content: Path, out: Path, cache: Path | None) -> dict:
-    """Build in a fresh process, as build.py would, and return its figures."""
+    """Build in a fresh process, as build.py would, sampling its memory; return its figures.
+
+    A failed build gives {"error": ...} (the end of its stderr) instead of stopping the benchmark.
+    """
     command = [sys.executable, __file__, "--child", str(content), str(out), str(cache or "")]
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    load = os.getloadavg()[0]
+    done, memory = run_sampled(command)
+    if done.returncode != 0:
+        return {"error": f"exit {done.returncode}: {done.stderr.strip()[-2000:]}", **_memory(memory)}
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), **_memory(memory), "load": load}
 
 
-def bench(papers: int, work: Path) -> dict:
-    """Measure the four builds of one catalog size."""
-    content, extra = make_contents(papers, work)
-    full = work / f"full-{papers}"
-    shutil.copytree(content, full / "content")
-    figures = {"full": run_build(full / "content", full / "site", None)}
-    shutil.rmtree(full)
-    cache, site = work / f"cache-{papers}", work / f"site-{papers}"
-    figures["cold"] = run_build(content, site, cache)
-    figures["no change"] = run_build(content, site, cache)
-    (content / "listings" / "extra.txt").write_text(extra, encoding="utf-8")
-    figures["add listing"] = run_build(content, site, cache)
-    cache_mb = sum(f.stat().st_size for f in cache.iterdir()) / 1e6
-    shutil.rmtree(content)
-    shutil.rmtree(cache)
-    shutil.rmtree(site)
-    return {"papers": papers, "cache_mb": cache_mb, **figures}
+def _memory(sampled: dict) -> dict:
+    """The sampler's figures, its "seconds" (the process's wall time from the outside) renamed."""
+    return {**{k: v for k, v in sampled.items() if k != "seconds"}, "process_seconds": sampled["seconds"]}
+
+
+def run_lunrjs(content: Path) -> dict:
+    """Run the lunr.js reference over the content folder's listings in Node; return its figures."""
+    command = ["node", "--max-old-space-size=16384", str(LUNR_SCRIPT), str(content), "--abstract-only-too"]
+    load = os.getloadavg()[0]
+    done, memory = run_sampled(command)
+    if done.returncode != 0:
+        return {"error": f"exit {done.returncode}: {done.stderr.strip()[-2000:]}", **_memory(memory)}
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), **_memory(memory), "load": load}
+
+
+def free_gb(path: Path) -> float:
+    return shutil.disk_usage(path).free / 1e9
+
+
+def bench_with(scenarios: tuple[str, ...]):
+    """Return the per-size function run_sizes calls, measuring the chosen scenarios."""
+
+    def bench(papers: int, work: Path) -> dict:
+        """Measure the builds of one catalog size; its folders are removed afterwards, even on failure."""
+        log = lambda text: print(f"# {papers:,} papers: {text}", file=sys.stderr, flush=True)
+        log(f"{free_gb(work):.0f} GB free in {work.parent}")
+        row: dict = {"papers": papers, "extra_papers": max(1, round(papers * EXTRA_SHARE))}
+        content, extra = make_contents(papers, work)
+        full, cache, site = work / f"full-{papers}", work / f"cache-{papers}", work / f"site-{papers}"
+        try:
+            if "full" in scenarios:
+                shutil.copytree(content, full / "content")
+                row["full"] = run_build(full / "content", full / "site", None)
+                row["site_mb"] = _size(full / "site") / MB if (full / "site").exists() else None
+                shutil.rmtree(full)
+                log(_said("full", row["full"]))
+            if REFERENCE in scenarios:
+                row[REFERENCE] = run_lunrjs(content)
+                log(_said(REFERENCE, row[REFERENCE]))
+            if {"cold", "no change", "add listing"} & set(scenarios):  # the later two need the cold build's cache
+                row["cold"] = run_build(content, site, cache)
+                log(_said("cold", row["cold"]))
+            if "no change" in scenarios and "error" not in row["cold"]:
+                row["no change"] = run_build(content, site, cache)
+                log(_said("no change", row["no change"]))
+            if "add listing" in scenarios and "error" not in row["cold"]:
+                (content / "listings" / "extra.txt").write_text(extra, encoding="utf-8")
+                row["add listing"] = run_build(content, site, cache)
+                log(_said("add listing", row["add listing"]))
+            if cache.exists():
+                row["cache_mb"] = _size(cache) / MB
+            log(f"{free_gb(work):.0f} GB free before cleaning up")
+        finally:
+            for folder in (content, full, cache, site):
+                shutil.rmtree(folder, ignore_errors=True)
+        return row
+
+    return bench
+
+
+def _size(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def _said(name: str, b: dict) -> str:
+    if "error" in b:
+        return f"{name} FAILED: {b['error'][-300:]}"
+    return f"{name} {b['seconds']:.1f} s, peak {b['peak_pss_mb']:,.0f} MB"
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+def _ok(b: dict | None) -> bool:
+    return b is not None and "error" not in b
+
+
+def _ratio(row: dict, name: str) -> float | None:
+    """Return a scenario's time over the full build's, if both were measured."""
+    if _ok(row.get(name)) and _ok(row.get("full")):
+        return row[name]["seconds"] / row["full"]["seconds"]
+    return None
+
+
+def _cell(row: dict, name: str) -> str:
+    b = row.get(name)
+    if b is None:
+        return "–"
+    if "error" in b:
+        return "failed"
+    ratio = _ratio(row, name)
+    return f"{b['seconds']:.1f} s" + (f" ({ratio:.0%})" if ratio is not None and name != "full" else "")
+
+
+def _mb(value: float | None) -> str:
+    return "–" if value is None else f"{value:,.0f} MB"
+
+
+def _files(b: dict) -> str:
+    if b.get("written") is None:
+        return f"{b['files']:,} files"
+    return f"{b['written']:,} / {b['unchanged']:,} / {b['removed']:,}"
 
 
 def report(rows: list[dict]) -> str:
-    """Return the figures as Markdown tables: the builds, then each build's steps."""
-    out = [("| papers | full | cold cache | no change | add listing (+5 %) | cache size "
-            "| peak memory, full / no change / add |"),
-           "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    """Return the figures as Markdown tables: times, memory and files, steps, then the targets."""
+    out = [f"Machine: {os.cpu_count()} cores, {_ram_gb():.0f} GB RAM, Python {platform.python_version()}, "
+           f"Node {_node_version()}; MB = 10^6 bytes.", ""]
+    out += ["| papers | full | cold cache | no change | add listing (+5 %) | lunr.js reference | full ÷ lunr.js "
+            "| ms per paper, full (CPU) | cache size | site size |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
-        full = r["full"]["seconds"]
-        cell = {name: f"{r[name]['seconds']:.1f} s ({r[name]['seconds'] / full:.0%})" for name in SCENARIOS}
-        peaks = " / ".join(f"{r[name]['peak_mb']:,.0f}" for name in ("full", "no change", "add listing"))
-        out.append(f"| {r['papers']:,} | {full:.1f} s | {cell['cold']} | {cell['no change']} "
-                   f"| {cell['add listing']} | {r['cache_mb']:.0f} MB | {peaks} MB |")
-    steps = list(dict.fromkeys(step for r in rows for name in SCENARIOS for step in r[name]["steps"]))
-    header = f"| papers | build | papers built | {' | '.join(steps)} | files written / unchanged / removed |"
-    out += ["", header,
-            "| ---: | --- | ---: |" + " ---: |" * (len(steps) + 1)]
+        lunr = r.get(REFERENCE)
+        lunr_cell = ("–" if lunr is None else "failed" if "error" in lunr else f"{lunr['seconds']:.1f} s")
+        vs = (f"{r['full']['seconds'] / lunr['seconds']:.2f}×" if _ok(lunr) and _ok(r.get("full")) else "–")
+        per = (f"{1000 * r['full']['seconds'] / r['papers']:.2f} (CPU {1000 * r['full']['cpu_s'] / r['papers']:.2f})"
+               if _ok(r.get("full")) else "–")
+        cache = f"{r['cache_mb']:,.0f} MB" if r.get("cache_mb") is not None else "–"
+        site = f"{r['site_mb']:,.0f} MB" if r.get("site_mb") is not None else "–"
+        out.append(f"| {r['papers']:,} | {_cell(r, 'full')} | {_cell(r, 'cold')} | {_cell(r, 'no change')} "
+                   f"| {_cell(r, 'add listing')} (+{r['extra_papers']:,}) | {lunr_cell} | {vs} | {per} "
+                   f"| {cache} | {site} |")
+    lunrs = [r[REFERENCE] for r in rows if _ok(r.get(REFERENCE))]
+    if lunrs:
+        out += ["", f"lunr.js reference: {LUNR_SCRIPT.relative_to(ROOT)}, lunr.js 2.3.9 in Node, one index with "
+                f"ref id and fields {', '.join(lunrs[0]['fields'])} (title: the abstract's first sentence; names: its "
+                "coined mixed-case words), build + JSON.stringify, file reading excluded. Abstract field alone: "
+                + ", ".join(f"{r['papers']:,} papers {r[REFERENCE]['abstract_only_seconds']:.1f} s"
+                            for r in rows if _ok(r.get(REFERENCE))) + "."]
+
+    out += ["", "| papers | build | papers built | time | ÷ full | CPU time | load at start "
+            "| peak memory, PSS of all processes | peak RSS sum | processes "
+            "| build process peak RSS (VmHWM) / ru_maxrss | files written / unchanged / removed |",
+            "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
-        for name in SCENARIOS:
-            b = r[name]
-            files = (f"{b['written']:,} / {b['unchanged']:,} / {b['removed']:,}" if b["written"] is not None
-                     else f"{b['files']:,} files")
-            out.append(f"| {r['papers']:,} | {name} | {b['papers']:,} | "
-                       + " | ".join(f"{b['steps'].get(s, 0):.2f} s" for s in steps) + f" | {files} |")
+        for name in (*SCENARIOS, REFERENCE):
+            b = r.get(name)
+            if b is None:
+                continue
+            if "error" in b:
+                out.append(f"| {r['papers']:,} | {name} | failed | – | – | – | – | {_mb(b['peak_pss_mb'])} "
+                           f"| {_mb(b['peak_rss_sum_mb'])} | {b['processes']} | – | – |")
+                continue
+            ratio = _ratio(r, name)
+            if name == REFERENCE:
+                out.append(f"| {r['papers']:,} | {name} | {b['docs']:,} | {b['seconds']:.1f} s "
+                           f"| {'–' if ratio is None else f'{ratio:.0%}'} | {b['cpu_s']:.1f} s | {b['load']:.1f} "
+                           f"| {_mb(b['peak_pss_mb'])} "
+                           f"| {_mb(b['peak_rss_sum_mb'])} | {b['processes']} | – | – |")
+                continue
+            out.append(f"| {r['papers']:,} | {name} | {b['papers']:,} | {b['seconds']:.1f} s "
+                       f"| {'–' if ratio is None else f'{ratio:.0%}'} | {b['cpu_s']:.1f} s | {b['load']:.1f} "
+                       f"| {_mb(b['peak_pss_mb'])} "
+                       f"| {_mb(b['peak_rss_sum_mb'])} | {b['processes']} | {_mb(b.get('hwm_mb'))} / {_mb(b['maxrss_mb'])} | {_files(b)} |")
+
+    out += ["", "Time is wall-clock (what the targets are about). CPU time is user + system time, less sensitive to "
+            "other work on the machine: of the build process's whole life (Python start and imports too) and its "
+            "workers, for a build; of the build and serialisation alone, for lunr.js. Load is the 1-minute load "
+            "average when the process started (2 cores).",
+            "", "Peak memory is sampled from the benchmark process: the process tree and the sum of its resident "
+            "sizes every 50 ms, the summed PSS (shared pages counted once) as often as 10 % of one core allows "
+            "(reading smaps_rollup costs about 20 ms per GB resident): every 50 ms for small builds, less often for "
+            "big ones, sooner when the RSS sum reaches a new high."]
+
+    builds = [(r, name) for r in rows for name in SCENARIOS if _ok(r.get(name))]
+    steps = list(dict.fromkeys(step for r, name in builds for step in r[name]["steps"]))
+    out += ["", f"| papers | build | {' | '.join(steps)} | total |",
+            "| ---: | --- |" + " ---: |" * (len(steps) + 1)]
+    for r, name in builds:
+        b = r[name]
+        out.append(f"| {r['papers']:,} | {name} | "
+                   + " | ".join(f"{b['steps'][s]:.2f} s" if s in b["steps"] else "–" for s in steps)
+                   + f" | {b['seconds']:.2f} s |")
+
+    out += ["", "| target | measured | status |", "| --- | --- | --- |"]
+    out += [f"| {t} | {m} | {s} |" for t, m, s in targets(rows)]
     return "\n".join(out)
+
+
+def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
+    """Return (target, measured value, met / not met / not measured) for each target of the issue."""
+    by_size = {r["papers"]: r for r in rows}
+    found = []
+
+    def at_target(need) -> tuple[dict | None, str]:
+        """The row at TARGET_PAPERS if it has what ``need`` wants; else the largest that does, with a note."""
+        if TARGET_PAPERS in by_size and need(by_size[TARGET_PAPERS]):
+            return by_size[TARGET_PAPERS], ""
+        usable = [r for r in rows if need(r)]
+        return (usable[-1], f" (at {usable[-1]['papers']:,} papers)") if usable else (None, "")
+
+    def status(met: bool, note: str) -> str:
+        word = "met" if met else "**not met**"
+        return f"not measured at {TARGET_PAPERS:,}; {word} at the size shown" if note else word
+
+    n = f"{TARGET_PAPERS:,}"
+    row, note = at_target(lambda r: _ok(r.get("full")) and _ok(r.get(REFERENCE)))
+    target = f"full build of {n} papers ≤ {LUNR_RATIO}× lunr.js over the same abstracts"
+    if row:
+        ratio = row["full"]["seconds"] / row[REFERENCE]["seconds"]
+        found.append((target, f"{row['full']['seconds']:.1f} s ÷ {row[REFERENCE]['seconds']:.1f} s = "
+                      f"{ratio:.2f}×{note}{_cpu_ratio(row['full'], row[REFERENCE], '.2f', '×')}",
+                      status(ratio <= LUNR_RATIO, note)))
+    else:
+        found.append((target, "–", "not measured"))
+    for name, share, what in (("no change", NO_CHANGE_SHARE, "no-change rebuild"),
+                              ("add listing", ADD_SHARE, "adding a listing of 5 % more papers (1,000 at 20,000)")):
+        row, note = at_target(lambda r, name=name: _ratio(r, name) is not None)
+        target = f"{what} ≤ {share:.0%} of the full build ({n} papers)"
+        if row:
+            ratio = _ratio(row, name)
+            found.append((target, f"{row[name]['seconds']:.1f} s ÷ {row['full']['seconds']:.1f} s = {ratio:.1%}"
+                          f"{' (+' + format(row['extra_papers'], ',') + ' papers)' if name == 'add listing' else ''}"
+                          f"{note}{_cpu_ratio(row[name], row['full'], '.1%', '')}", status(ratio <= share, note)))
+        else:
+            found.append((target, "–", "not measured"))
+    peak = lambda r: max((r[name]["peak_pss_mb"] for name in SCENARIOS if _ok(r.get(name))), default=None)
+    row, note = at_target(lambda r: peak(r) is not None)
+    target = f"peak memory of any build of {n} papers < {PEAK_MB / 1000} GB (PSS, workers included)"
+    if row:
+        worst = max((name for name in SCENARIOS if _ok(row.get(name))), key=lambda name: row[name]["peak_pss_mb"])
+        found.append((target, f"{peak(row):,.0f} MB ({worst}){note}", status(peak(row) < PEAK_MB, note)))
+    else:
+        found.append((target, "–", "not measured"))
+    big = by_size.get(MUST_BUILD)
+    target = f"{MUST_BUILD:,} papers build"
+    if big is None or "full" not in big:
+        found.append((target, "–", "not measured"))
+    elif _ok(big["full"]):
+        found.append((target, f"full build {big['full']['seconds']:.0f} s, peak {big['full']['peak_pss_mb']:,.0f} MB",
+                      "met"))
+    else:
+        found.append((target, "full build failed", "**not met**"))
+    per = [(r["papers"], 1000 * r["full"]["seconds"] / r["papers"]) for r in rows if _ok(r.get("full"))]
+    target = (f"cost grows about linearly: ms per paper (full build) at the largest size ≤ {LINEAR_SLACK}× "
+              "that at 10,000 papers (or the smallest size)")
+    if len(per) >= 2:
+        base = next((p for p in per if p[0] >= 10_000 and p != per[-1]), per[0])
+        growth = per[-1][1] / base[1]
+        cpu = {r["papers"]: 1000 * r["full"]["cpu_s"] / r["papers"] for r in rows if _ok(r.get("full"))}
+        found.append((target, ", ".join(f"{s:,}: {ms:.2f}" for s, ms in per)
+                      + f" ms/paper; {per[-1][0]:,} ÷ {base[0]:,} = {growth:.2f}×; CPU time "
+                      + ", ".join(f"{s:,}: {ms:.2f}" for s, ms in cpu.items())
+                      + f" ms/paper, {cpu[per[-1][0]] / cpu[base[0]]:.2f}×",
+                      "met" if growth <= LINEAR_SLACK else "**not met**"))
+    else:
+        found.append((target, "–", "not measured (needs two sizes)"))
+    return found
+
+
+def _cpu_ratio(a: dict, b: dict, spec: str, unit: str) -> str:
+    """Return "; CPU time a ÷ b = ratio", the same comparison less disturbed by other work on the machine."""
+    if "cpu_s" not in a or "cpu_s" not in b:
+        return ""
+    return f"; CPU time {a['cpu_s']:.1f} s ÷ {b['cpu_s']:.1f} s = {format(a['cpu_s'] / b['cpu_s'], spec)}{unit}"
+
+
+def _ram_gb() -> float:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+
+
+def _node_version() -> str:
+    try:
+        return subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "not found"
 
 
 def main() -> None:
     """Parse the options, run the sizes, print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 20000],
-                        help="catalog sizes in papers, before the extra listing (default: 1000 10000 20000)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 20000, 50000],
+                        help="catalog sizes in papers, before the extra listing (default: 1000 10000 20000 50000)")
+    parser.add_argument("--scenarios", nargs="+", choices=(*SCENARIOS, REFERENCE), default=[*SCENARIOS, REFERENCE],
+                        metavar="NAME", help=f"what to measure, of: {', '.join(repr(s) for s in (*SCENARIOS, REFERENCE))}"
+                        " (default: all; 'no change' and 'add listing' also run 'cold')")
     parser.add_argument("--json", type=Path, help="also write the raw figures to this file")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -141,7 +411,9 @@ def main() -> None:
         content, out, cache = args.child
         print(json.dumps(measure(Path(content), Path(out), Path(cache) if cache else None)))
         return
-    run_sizes(args.sizes, bench, report, args.json)
+    started = time.perf_counter()
+    run_sizes(sorted(args.sizes), bench_with(tuple(args.scenarios)), report, args.json)
+    print(f"# all measured in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":
