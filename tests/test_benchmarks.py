@@ -60,10 +60,10 @@ def test_build_benchmark_prints_every_figure(tmp_path: Path) -> None:
 
     times = rows_of(out, "| papers | full | cold cache |")
     assert len(times) == 1
-    papers, full, cold, no_change, add, lunr, vs_lunr, per_paper = times[0][:8]
+    papers, full, cold, no_change, touched, add, lunr, vs_lunr, per_paper = times[0][:9]
     assert papers == "60"
     assert seconds(full) > 0
-    for cell in (cold, no_change, add):
+    for cell in (cold, no_change, touched, add):
         assert re.match(rf"{NUMBER} s \({NUMBER}%\)", cell), cell
     assert "(+3)" in add  # 5 % of 60 papers
     assert seconds(lunr) > 0 or float(json.loads(raw.read_text())[0]["lunr.js"]["seconds"]) > 0
@@ -73,25 +73,28 @@ def test_build_benchmark_prints_every_figure(tmp_path: Path) -> None:
     assert "fields title^10, names^5, abstract^1" in out
 
     builds = rows_of(out, "| papers | build | papers built |")
-    assert [row[1] for row in builds] == ["full", "cold", "no change", "add listing", "lunr.js"]
+    assert [row[1] for row in builds] == ["full", "cold", "no change", "touched", "add listing", "lunr.js"]
     for row in builds:
-        assert seconds(row[3]) >= 0 and seconds(row[5]) >= 0, row  # wall and CPU time
-        assert megabytes(row[7]) > 0, row  # peak PSS of the build and its workers
-        assert megabytes(row[8]) >= megabytes(row[7]) * 0.9, row  # the RSS sum counts shared pages in full
-        assert int(row[9]) >= 1
-    assert [row[2] for row in builds] == ["60", "60", "60", "63", "60"]
-    written, unchanged, removed = (int(n.replace(",", "")) for n in builds[2][11].split(" / "))
-    assert written == 0 and unchanged > 0 and removed == 0  # nothing changed, nothing rewritten
+        assert seconds(row[3]) >= 0 and seconds(row[6]) >= 0, row  # wall and CPU time
+        assert seconds(row[5]) >= seconds(row[3]), row  # the whole process includes the build
+        assert megabytes(row[8]) > 0, row  # peak PSS of the build and its workers
+        assert megabytes(row[9]) >= megabytes(row[8]) * 0.9, row  # the RSS sum counts shared pages in full
+        assert int(row[10]) >= 1
+    assert [row[2] for row in builds] == ["60", "60", "60", "60", "63", "60"]
+    for row in builds[2:4]:  # no change, touched: nothing changed, nothing rewritten
+        written, unchanged, removed = (int(n.replace(",", "")) for n in row[12].split(" / "))
+        assert written == 0 and unchanged > 0 and removed == 0, row
 
     stage_header = next(line for line in out.splitlines()
                         if line.startswith("| papers | build |") and "papers built" not in line)
     steps = rows_of(out, stage_header)
-    assert [row[1] for row in steps] == ["full", "cold", "no change", "add listing"]
+    assert [row[1] for row in steps] == ["full", "cold", "no change", "touched", "add listing"]
+    assert "check" in stage_header, "the no-change build only checks that the site is up to date"
     for row in steps:
         assert all(seconds(cell) >= 0 for cell in row[2:] if cell != "–")
 
     targets = rows_of(out, "| target | measured | status |")
-    assert len(targets) == 6
+    assert len(targets) == 7
     assert all(row[2] for row in targets)
     assert "1.5× lunr.js" in targets[0][0] and re.search(rf"= {NUMBER}×", targets[0][1])
 
