@@ -49,14 +49,15 @@ def jobs() -> int:
 
 
 def parallel_map(compute: Callable[[T], R], items: Sequence[T],
-                 done: Callable[[int], None] | None = None) -> list[R]:
+                 done: Callable[[int], None] | None = None, min_items: int = MIN_ITEMS) -> list[R]:
     """Return ``[compute(item) for item in items]``, computed by worker processes when that helps.
 
     ``compute`` must be a pure function whose results can be pickled. ``done(n)`` is called as
-    each run of ``n`` items is finished (for a progress bar).
+    each run of ``n`` items is finished (for a progress bar). Workers start for ``min_items`` items
+    or more (fewer for items that are each a large piece of work), one per ``min_items / 2``.
     """
-    workers = min(jobs(), len(items) // (MIN_ITEMS // 2) or 1)
-    if workers < 2 or len(items) < MIN_ITEMS or not _can_fork():
+    workers = min(jobs(), len(items) // max(1, min_items // 2))
+    if workers < 2 or len(items) < min_items or not _can_fork():
         return _serial(compute, items, done)
     global _task
     size = max(1, -(-len(items) // (workers * _CHUNKS_PER_WORKER)))

@@ -11,6 +11,7 @@ import numpy as np
 from scipy import sparse
 
 from papercat.enrich.keyphrases import is_telling, reference_size, term_runs
+from papercat.parallel import parallel_map
 
 __all__ = ["PaperTerms", "Related", "relate", "related_papers", "terms"]
 
@@ -199,27 +200,35 @@ def _exact(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np
 
 def _neighbours(matrix: sparse.csr_matrix, k: int,
                 duplicates: dict[int, list[int]]) -> list[tuple[int, int, float]]:
-    """Return (paper, related paper, rounded cosine) for each paper's top k, block of rows by block."""
+    """Return (paper, related paper, rounded cosine) for each paper's top k, block of rows by block.
+
+    The blocks are independent, so worker processes share them (parallel.py).
+    """
     n = matrix.shape[0]
     scorer = _Scorer(matrix)
     step = max(1, BLOCK_CELLS // scorer.width)
-    found: list[tuple[int, int, float]] = []
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        scores = scorer.block(start, stop)
-        scores[np.arange(stop - start), np.arange(start, stop)] = 0.0  # never related to itself
-        for i in range(start, stop):
-            scores[i - start, duplicates.get(i, [])] = 0.0  # nor to another copy of itself
-        rows, columns = _shortlist(scores, k)
-        left = rows + start
-        exact = np.round(_exact(matrix, left, columns), DECIMALS)
-        # Each row's shortlist best first, ties to the lower index; keep its first k positive scores.
-        order = np.lexsort((columns, -exact, left))
-        left, columns, exact = left[order], columns[order], exact[order]
-        first = np.searchsorted(left, left)  # where each row's shortlist starts
-        keep = (np.arange(len(left)) - first < k) & (exact > 0)
-        found.extend(zip(left[keep].tolist(), columns[keep].tolist(), exact[keep].tolist()))
-    return found
+    blocks = [(start, min(n, start + step)) for start in range(0, n, step)]
+    found = parallel_map(lambda block: _block_neighbours(matrix, scorer, k, duplicates, *block), blocks,
+                         min_items=2)
+    return [pair for pairs in found for pair in pairs]
+
+
+def _block_neighbours(matrix: sparse.csr_matrix, scorer: _Scorer, k: int, duplicates: dict[int, list[int]],
+                      start: int, stop: int) -> list[tuple[int, int, float]]:
+    """Return the top k of papers start..stop-1, as ``_neighbours`` does."""
+    scores = scorer.block(start, stop)
+    scores[np.arange(stop - start), np.arange(start, stop)] = 0.0  # never related to itself
+    for i in range(start, stop):
+        scores[i - start, duplicates.get(i, [])] = 0.0  # nor to another copy of itself
+    rows, columns = _shortlist(scores, k)
+    left = rows + start
+    exact = np.round(_exact(matrix, left, columns), DECIMALS)
+    # Each row's shortlist best first, ties to the lower index; keep its first k positive scores.
+    order = np.lexsort((columns, -exact, left))
+    left, columns, exact = left[order], columns[order], exact[order]
+    first = np.searchsorted(left, left)  # where each row's shortlist starts
+    keep = (np.arange(len(left)) - first < k) & (exact > 0)
+    return list(zip(left[keep].tolist(), columns[keep].tolist(), exact[keep].tolist()))
 
 
 def _explain(matrix: sparse.csr_matrix, features: _Features,

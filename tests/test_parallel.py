@@ -1,0 +1,146 @@
+"""Worker processes give exactly what a loop gives: the same results in order, the same site."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from papercat import parallel
+from papercat.parallel import parallel_map
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _square_and_pid(n: int) -> tuple[int, int]:
+    return n * n, os.getpid()
+
+
+def fresh_python(code: str, jobs: str = "2") -> str:
+    """Run ``code`` in a new interpreter and return its stdout.
+
+    Workers are forked only from a process with no other thread, and the test session has some
+    (the browser tests' server and Playwright), so what must use workers runs in a process of its own.
+    """
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], check=False, cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PAPERCAT_JOBS": jobs, "PYTHONPATH": str(ROOT)}, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_results_come_back_in_order_from_worker_processes():
+    out = json.loads(fresh_python("""
+        import json, os, time
+        from papercat.parallel import parallel_map
+        done = []
+        def square(n):
+            time.sleep(0.001)  # long enough for both workers to take runs of items
+            return n * n, os.getpid()
+        out = parallel_map(square, list(range(1000)), done.append)
+        print(json.dumps({"out": out, "done": done, "me": os.getpid()}))
+    """))
+    assert [square for square, _ in out["out"]] == [n * n for n in range(1000)]
+    pids = {pid for _, pid in out["out"]}
+    assert out["me"] not in pids and len(pids) == 2, "two forked workers did the work"
+    assert sum(out["done"]) == 1000 and len(out["done"]) > 2, "progress is reported run by run"
+
+
+def test_closures_reach_the_workers_without_pickling():
+    out = json.loads(fresh_python("""
+        import json, os, threading
+        from papercat.parallel import parallel_map
+        lock = threading.Lock()  # cannot be pickled, but a forked worker has it already
+        print(json.dumps(parallel_map(lambda n: (n + 1, lock is not None, os.getpid()), list(range(300))) + [os.getpid()]))
+    """))
+    *out, me = out
+    assert [n[:2] for n in out] == [[n + 1, True] for n in range(300)]
+    assert me not in {n[2] for n in out}
+
+
+@pytest.mark.parametrize("why", ["one job", "few items", "another thread"])
+def test_a_loop_is_used_when_workers_would_not_help_or_be_safe(monkeypatch, why):
+    monkeypatch.setenv("PAPERCAT_JOBS", "1" if why == "one job" else "2")
+    items = list(range(10 if why == "few items" else 1000))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    if why == "another thread":
+        other.start()
+    try:
+        out = parallel_map(_square_and_pid, items)
+    finally:
+        stop.set()
+    assert {pid for _, pid in out} == {os.getpid()}
+    assert [square for square, _ in out] == [n * n for n in items]
+
+
+def test_few_large_items_may_ask_for_workers():
+    out = json.loads(fresh_python("""
+        import json, os
+        from papercat.parallel import parallel_map
+        print(json.dumps([os.getpid(), parallel_map(lambda n: os.getpid(), [1, 2, 3, 4], min_items=2)]))
+    """))
+    assert out[0] not in out[1]
+
+
+def test_an_error_in_a_worker_reaches_the_build():
+    out = fresh_python("""
+        import os
+        from papercat.parallel import parallel_map
+        me = os.getpid()
+        def fail_on_seven(n):
+            if n == 7:
+                raise ValueError(f"seven, in a worker: {os.getpid() != me}")
+            return n
+        try:
+            parallel_map(fail_on_seven, list(range(500)))
+        except ValueError as exc:
+            print(exc)
+    """)
+    assert out.strip() == "seven, in a worker: True"
+
+
+def test_a_bad_jobs_setting_says_what_was_expected(monkeypatch):
+    monkeypatch.setenv("PAPERCAT_JOBS", "two")
+    with pytest.raises(ValueError, match="PAPERCAT_JOBS='two'; expected a whole number"):
+        parallel.jobs()
+
+
+def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_path):
+    content = tmp_path / "content"
+    fresh_python(f"""
+        import sys
+        sys.path.insert(0, "benchmarks")
+        from search_index import make_listings
+        make_listings(__import__("pathlib").Path({str(content)!r}), 400)  # enough for workers at every step
+    """)
+    sites = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"site-{jobs}"
+        fresh_python(f"""
+            from pathlib import Path
+            from papercat import parallel
+            from papercat.enrich import related
+            from papercat.pipeline import Paths, build
+            related.BLOCK_CELLS = 40_000  # related papers in many blocks of rows
+            calls = []
+            real = parallel.parallel_map
+            def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS):
+                calls.append(len(items) >= min_items and parallel.jobs() > 1 and parallel._can_fork())
+                return real(compute, items, done, min_items)
+            import papercat.cache, papercat.pipeline
+            for module in (papercat.cache, papercat.pipeline, related):
+                module.parallel_map = counting
+            build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
+                  base_url="https://example.org/catalog/", record_history=False)
+            # abstracts, titles, keyphrases, related terms and blocks, topics, search names and terms, pages
+            assert sum(calls) >= (9 if {jobs!r} == "2" else 0), calls
+        """, jobs)
+        sites[jobs] = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert len(sites["1"]) > 400
+    assert sites["1"] == sites["2"]
