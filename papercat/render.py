@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,36 @@ def _url(ctx: jinja2.runtime.Context, target: str) -> str:
     link_base = ctx.get("link_base")
     if link_base:
         return link_base + target
-    return urls.relative(ctx["page_path"], target)
+    return _relative(ctx["page_path"], target)
+
+
+# Links from a folder to a target: every page of a folder ("venues/", "topics/", "papers/") links to
+# the same targets, so each link is worked out once per folder. Bounded: cleared when it grows past
+# _RELATIVE_LIMIT (links to every paper from every folder stay far below it).
+_FOLDERS: dict[str, str] = {}
+_RELATIVE: dict[tuple[str, str], str] = {}
+_RELATIVE_LIMIT = 1_000_000
+
+
+def _folder(page_path: str) -> str:
+    """Return ``posixpath.dirname(page_path)``, remembered."""
+    folder = _FOLDERS.get(page_path)
+    if folder is None:
+        if len(_FOLDERS) > _RELATIVE_LIMIT:
+            _FOLDERS.clear()
+        folder = _FOLDERS[page_path] = posixpath.dirname(page_path)
+    return folder
+
+
+def _relative(page_path: str, target: str) -> str:
+    """Return ``urls.relative(page_path, target)``, remembered per (folder, target)."""
+    key = (_folder(page_path), target)
+    link = _RELATIVE.get(key)
+    if link is None:
+        if len(_RELATIVE) > _RELATIVE_LIMIT:
+            _RELATIVE.clear()
+        link = _RELATIVE[key] = urls.relative(page_path, target)
+    return link
 
 
 @jinja2.pass_context
@@ -48,6 +78,25 @@ def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
     return urls.absolute(base_url, target)
 
 
+class _Context(jinja2.runtime.Context):
+    """Jinja's context, with a short path for calls of the site's own functions (url(), paper_path()...).
+
+    Jinja's ``Context.call`` inspects every callable for pass_context and friends: more work than
+    ``url()`` itself, which a page calls dozens of times. The functions below are known, so they
+    are called straight away, with the same arguments Jinja would give them.
+    """
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (Jinja's own names)
+        known = _KNOWN.get(id(__obj))
+        if known is None or known[0] is not __obj or len(kwargs) > 1:
+            return super().call(__obj, *args, **kwargs)
+        if kwargs:
+            (name, scope), = kwargs.items()
+            if scope or name not in ("_block_vars", "_loop_vars"):  # variables set in a block or a loop
+                return super().call(__obj, *args, **kwargs)
+        return __obj(__self, *args) if known[1] else __obj(*args)
+
+
 def make_environment(templates_dir: Path) -> jinja2.Environment:
     """Return the Jinja environment the site is rendered with."""
     env = jinja2.Environment(
@@ -57,6 +106,8 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # One environment per build: a template need not be checked for changes on every page.
+        auto_reload=False,
     )
     env.globals.update(
         url=_url,
@@ -78,7 +129,16 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         PAPERS_JSON=urls.PAPERS_JSON,
     )
     env.filters.update(first_sentence=first_sentence)
+    env.context_class = _Context
     return env
+
+
+# The callables _Context calls straight away, by id: (the callable, whether it takes the context).
+_KNOWN: dict[int, tuple[Any, bool]] = {
+    id(f): (f, takes_context) for f, takes_context in (
+        (_url, True), (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
+        (urls.topic_path, False), (urls.venue_feed_path, False), (urls.topic_feed_path, False))
+}
 
 
 def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
