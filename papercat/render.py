@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import posixpath
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,4 +147,22 @@ _KNOWN: dict[int, tuple[Any, bool]] = {
 def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
     """Render one page to UTF-8 bytes."""
     template = env.get_template(page.template)
-    return template.render(**shared, **page.context, page_path=page.path).encode("utf-8")
+    with collector_paused():
+        return template.render(**shared, **page.context, page_path=page.path).encode("utf-8")
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a step that makes many objects and no cycles.
+
+    Rendering a page makes thousands of short-lived objects and keeps none: freed by their
+    reference counts, they need no collection, and the collections they would trigger traverse the
+    catalog's millions of objects again and again (about an eighth of the rendering time).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
