@@ -51,9 +51,10 @@ def _site_pages(catalog: Catalog, news: News, base_url: str | None) -> list[Page
         Page(urls.NOT_FOUND, "404.html", {"link_base": urls.base_path(base_url)}),
     ]
     for venue in catalog.venues:
+        groups = venue_groups(catalog, venue.slug)
         pages.append(Page(urls.venue_path(venue.slug), "venue.html",
-                          {"venue": venue, "groups": venue_groups(catalog, venue.slug),
-                           "total": len(catalog.by_venue[venue.slug])},
+                          {"venue": venue, "groups": groups, "total": len(catalog.by_venue[venue.slug]),
+                           "topic_counts": topic_counts(catalog, groups)},
                           source=f"venue {venue.label}"))
     for topic in catalog.topics:
         pages.append(Page(urls.topic_path(topic.slug), "topic.html",
@@ -76,6 +77,17 @@ def venue_groups(catalog: Catalog, venue_slug: str) -> list[tuple[Any, list[tupl
     for n, p in enumerate(catalog.by_venue[venue_slug], start=1):
         by_first.setdefault(p.topics[0].slug, []).append((n, p))
     return [(topic, by_first[topic.slug]) for topic in catalog.topics if topic.slug in by_first]
+
+
+def topic_counts(catalog: Catalog, groups: list[tuple[Any, list[tuple[int, Paper]]]]) -> list[tuple[Any, int]]:
+    """Return each topic (taxonomy order) with how many papers of a venue's groups are in it, if any."""
+    counts = dict.fromkeys((t.slug for t in catalog.topics), 0)
+    for _, members in groups:
+        for _, paper in members:
+            for slug in set(paper.topic_slugs):
+                if slug in counts:
+                    counts[slug] += 1
+    return [(t, counts[t.slug]) for t in catalog.topics if counts[t.slug]]
 
 
 def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, int]]) -> list[dict[str, Any]]:

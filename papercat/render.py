@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import posixpath
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from . import urls
 from .text import first_sentence
@@ -72,6 +74,46 @@ def _relative(page_path: str, target: str) -> str:
     return link
 
 
+# What ``once`` remembers, per environment (one per build): each macro's output by its arguments
+# and the folder links start from. Forgotten with the environment; bounded by _ONCE_LIMIT entries.
+_ONCE: weakref.WeakKeyDictionary[jinja2.Environment, dict[tuple[Any, ...], tuple[Any, Markup]]] = \
+    weakref.WeakKeyDictionary()
+_ONCE_LIMIT = 500_000
+_PLAIN = (str, int, float, bool, type(None))
+
+
+@jinja2.pass_context
+def _once(ctx: jinja2.runtime.Context, macro: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call ``macro``, or return what it returned for the same arguments on an earlier page.
+
+    For a macro whose output depends only on its arguments, the shared context (site,
+    venues_by_slug, topics_by_slug, counts) and the folder of the page (its relative links), as
+    the card macros of macros.html do: a paper's card is then rendered once per folder, not once
+    per topic page that lists it. Arguments are told apart by value (strings, numbers) or by
+    identity (papers and other records).
+    """
+    if not isinstance(macro, jinja2.runtime.Macro):
+        return macro(*args, **kwargs)
+    memo = _ONCE.get(ctx.environment)
+    if memo is None:
+        memo = _ONCE[ctx.environment] = {}
+    link_base = ctx.get("link_base")
+    shared = tuple(ctx.get(name) for name in _SHARED)
+    key = (macro._func.__code__, link_base or _folder(ctx["page_path"]), tuple(map(id, shared)),
+           tuple(a if isinstance(a, _PLAIN) else id(a) for a in args),
+           tuple((k, v if isinstance(v, _PLAIN) else id(v)) for k, v in sorted(kwargs.items())))
+    found = memo.get(key)
+    if found is None:
+        if len(memo) > _ONCE_LIMIT:
+            memo.clear()
+        # the arguments and shared values are kept with the output, so their ids stay theirs
+        found = memo[key] = ((shared, args, kwargs), macro(*args, **kwargs))
+    return found[1]
+
+
+_SHARED = ("site", "venues_by_slug", "topics_by_slug", "counts")  # what pages.shared_context gives
+
+
 @jinja2.pass_context
 def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
     """Return the absolute URL of a site-relative ``target``; needs the site's base_url."""
@@ -114,6 +156,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     env.globals.update(
         url=_url,
+        once=_once,
         absolute=_absolute,
         venue_feed_path=urls.venue_feed_path,
         topic_feed_path=urls.topic_feed_path,
