@@ -25,7 +25,7 @@ class Venue:
     name: str  # "ICML"
     year: int  # 2025
 
-    @property
+    @cached_property  # read for every badge and card
     def label(self) -> str:
         return f"{self.name} {self.year}"
 

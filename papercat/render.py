@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, _escape_inner, escape
 
 from . import urls
 from .text import first_sentence
@@ -39,10 +39,12 @@ def _url(ctx: jinja2.runtime.Context, target: str) -> str:
     Links are relative, so the site works under any path; a page served at any depth (404.html)
     sets ``link_base`` to the site's path, "/repo/", and its links start with it.
     """
-    link_base = ctx.get("link_base")
+    # ctx.get("link_base") and ctx["page_path"], looked up as Context.resolve_or_missing does
+    names, parent = ctx.vars, ctx.parent
+    link_base = names["link_base"] if "link_base" in names else parent.get("link_base")
     if link_base:
         return link_base + target
-    return _relative(ctx["page_path"], target)
+    return _relative(names["page_path"] if "page_path" in names else parent["page_path"], target)
 
 
 # Links from a folder to a target: every page of a folder ("venues/", "topics/", "papers/") links to
@@ -142,6 +144,31 @@ class _Context(jinja2.runtime.Context):
         return __obj(__self, *args) if known[1] else __obj(*args)
 
 
+def _escape(value: Any) -> Markup:
+    """Return ``markupsafe.escape(value)``, the same string, with less work for the usual cases.
+
+    A plain string is escaped and wrapped without Markup's checks for __html__; Markup (macro
+    output, sanitised abstracts) is already safe and returned as it is (escape would copy it).
+    """
+    kind = type(value)
+    if kind is str:
+        return str.__new__(Markup, _escape_inner(value))
+    if kind is Markup:
+        return value
+    return escape(value)
+
+
+class _Template(jinja2.Template):
+    """A template whose ``{{ ... }}`` outputs are escaped by ``_escape``: pages output tens of
+    thousands of values, and markupsafe's own escape does more checks than the values need."""
+
+    @classmethod
+    def _from_namespace(cls, environment: jinja2.Environment, namespace: Any, globals: Any) -> jinja2.Template:
+        if namespace.get("escape") is escape:  # the compiled module's own import of markupsafe's escape
+            namespace["escape"] = _escape
+        return super()._from_namespace(environment, namespace, globals)
+
+
 def make_environment(templates_dir: Path) -> jinja2.Environment:
     """Return the Jinja environment the site is rendered with."""
     env = jinja2.Environment(
@@ -176,6 +203,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     env.filters.update(first_sentence=first_sentence)
     env.context_class = _Context
+    env.template_class = _Template
     return env
 
 
