@@ -99,11 +99,13 @@ def _once(ctx: jinja2.runtime.Context, macro: Any, *args: Any, **kwargs: Any) ->
     memo = _ONCE.get(ctx.environment)
     if memo is None:
         memo = _ONCE[ctx.environment] = {}
-    link_base = ctx.get("link_base")
-    shared = tuple(ctx.get(name) for name in _SHARED)
-    key = (macro._func.__code__, link_base or _folder(ctx["page_path"]), tuple(map(id, shared)),
-           tuple(a if isinstance(a, _PLAIN) else id(a) for a in args),
-           tuple((k, v if isinstance(v, _PLAIN) else id(v)) for k, v in sorted(kwargs.items())))
+    names, parent = ctx.vars, ctx.parent  # looked up as in _url
+    link_base = names["link_base"] if "link_base" in names else parent.get("link_base")
+    shared = tuple(names[name] if name in names else parent.get(name) for name in _SHARED)
+    page_path = names["page_path"] if "page_path" in names else parent["page_path"]
+    key = (macro._func.__code__, link_base or _folder(page_path), tuple(map(id, shared)),
+           tuple((type(a), a if isinstance(a, _PLAIN) else id(a)) for a in args),  # type: 1 is not True
+           tuple((k, type(v), v if isinstance(v, _PLAIN) else id(v)) for k, v in sorted(kwargs.items())))
     found = memo.get(key)
     if found is None:
         if len(memo) > _ONCE_LIMIT:
@@ -135,13 +137,17 @@ class _Context(jinja2.runtime.Context):
 
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (Jinja's own names)
         known = _KNOWN.get(id(__obj))
-        if known is None or known[0] is not __obj or len(kwargs) > 1:
+        # Jinja passes the variables set in the block or loop around the call: a function that
+        # takes the context then gets a derived one, so those calls take Jinja's own way.
+        if known is None or known[0] is not __obj or kwargs.get("_block_vars") or kwargs.get("_loop_vars"):
             return super().call(__obj, *args, **kwargs)
-        if kwargs:
-            (name, scope), = kwargs.items()
-            if scope or name not in ("_block_vars", "_loop_vars"):  # variables set in a block or a loop
-                return super().call(__obj, *args, **kwargs)
-        return __obj(__self, *args) if known[1] else __obj(*args)
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return __obj(__self, *args, **kwargs) if known[1] else __obj(*args, **kwargs)
+        except StopIteration:  # as Context.call
+            return __self.environment.undefined("value was undefined because a callable raised a"
+                                                " StopIteration exception")
 
 
 def _escape(value: Any) -> Markup:
@@ -210,7 +216,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
 # The callables _Context calls straight away, by id: (the callable, whether it takes the context).
 _KNOWN: dict[int, tuple[Any, bool]] = {
     id(f): (f, takes_context) for f, takes_context in (
-        (_url, True), (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
+        (_url, True), (_absolute, True), (_once, True), (urls.paper_path, False), (urls.venue_path, False),
         (urls.topic_path, False), (urls.venue_feed_path, False), (urls.topic_feed_path, False))
 }
 
