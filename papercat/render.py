@@ -76,48 +76,6 @@ def _relative(page_path: str, target: str) -> str:
     return link
 
 
-# What ``once`` remembers, per environment (one per build): each macro's output by its arguments
-# and the folder links start from. Forgotten with the environment; bounded by _ONCE_LIMIT entries.
-_ONCE: weakref.WeakKeyDictionary[jinja2.Environment, dict[tuple[Any, ...], tuple[Any, Markup]]] = \
-    weakref.WeakKeyDictionary()
-_ONCE_LIMIT = 500_000
-_PLAIN = (str, int, float, bool, type(None))
-
-
-@jinja2.pass_context
-def _once(ctx: jinja2.runtime.Context, macro: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call ``macro``, or return what it returned for the same arguments on an earlier page.
-
-    For a macro whose output depends only on its arguments, the shared context (site,
-    venues_by_slug, topics_by_slug, counts) and the folder of the page (its relative links), as
-    the card macros of macros.html do: a paper's card is then rendered once per folder, not once
-    per topic page that lists it. Arguments are told apart by value (strings, numbers) or by
-    identity (papers and other records).
-    """
-    if not isinstance(macro, jinja2.runtime.Macro):
-        return macro(*args, **kwargs)
-    memo = _ONCE.get(ctx.environment)
-    if memo is None:
-        memo = _ONCE[ctx.environment] = {}
-    names, parent = ctx.vars, ctx.parent  # looked up as in _url
-    link_base = names["link_base"] if "link_base" in names else parent.get("link_base")
-    shared = tuple(names[name] if name in names else parent.get(name) for name in _SHARED)
-    page_path = names["page_path"] if "page_path" in names else parent["page_path"]
-    key = (macro._func.__code__, link_base or _folder(page_path), tuple(map(id, shared)),
-           tuple((type(a), a if isinstance(a, _PLAIN) else id(a)) for a in args),  # type: 1 is not True
-           tuple((k, type(v), v if isinstance(v, _PLAIN) else id(v)) for k, v in sorted(kwargs.items())))
-    found = memo.get(key)
-    if found is None:
-        if len(memo) > _ONCE_LIMIT:
-            memo.clear()
-        # the arguments and shared values are kept with the output, so their ids stay theirs
-        found = memo[key] = ((shared, args, kwargs), macro(*args, **kwargs))
-    return found[1]
-
-
-_SHARED = ("site", "venues_by_slug", "topics_by_slug", "counts")  # what pages.shared_context gives
-
-
 @jinja2.pass_context
 def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
     """Return the absolute URL of a site-relative ``target``; needs the site's base_url."""
@@ -135,19 +93,19 @@ class _Context(jinja2.runtime.Context):
     are called straight away, with the same arguments Jinja would give them.
     """
 
-    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (Jinja's own names)
-        known = _KNOWN.get(id(__obj))
+    def call(self, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+        known = _KNOWN.get(id(obj))
         # Jinja passes the variables set in the block or loop around the call: a function that
         # takes the context then gets a derived one, so those calls take Jinja's own way.
-        if known is None or known[0] is not __obj or kwargs.get("_block_vars") or kwargs.get("_loop_vars"):
-            return super().call(__obj, *args, **kwargs)
+        if known is None or known[0] is not obj or kwargs.get("_block_vars") or kwargs.get("_loop_vars"):
+            return super().call(obj, *args, **kwargs)
         kwargs.pop("_block_vars", None)
         kwargs.pop("_loop_vars", None)
         try:
-            return __obj(__self, *args, **kwargs) if known[1] else __obj(*args, **kwargs)
+            return obj(self, *args, **kwargs) if known[1] else obj(*args, **kwargs)
         except StopIteration:  # as Context.call
-            return __self.environment.undefined("value was undefined because a callable raised a"
-                                                " StopIteration exception")
+            return self.environment.undefined("value was undefined because a callable raised a"
+                                              " StopIteration exception")
 
 
 def _escape(value: Any) -> Markup:
@@ -189,7 +147,6 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     env.globals.update(
         url=_url,
-        once=_once,
         absolute=_absolute,
         venue_feed_path=urls.venue_feed_path,
         topic_feed_path=urls.topic_feed_path,
@@ -216,7 +173,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
 # The callables _Context calls straight away, by id: (the callable, whether it takes the context).
 _KNOWN: dict[int, tuple[Any, bool]] = {
     id(f): (f, takes_context) for f, takes_context in (
-        (_url, True), (_absolute, True), (_once, True), (urls.paper_path, False), (urls.venue_path, False),
+        (_url, True), (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
         (urls.topic_path, False), (urls.venue_feed_path, False), (urls.topic_feed_path, False))
 }
 
