@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Venue:
     name: str  # "ICML"
     year: int  # 2025
 
-    @property
+    @cached_property  # read for every badge and card
     def label(self) -> str:
         return f"{self.name} {self.year}"
 
@@ -93,7 +94,7 @@ class Paper:
     def source(self) -> Source:
         return self.sources[0]
 
-    @property
+    @cached_property  # frozen fields: worked out once (it is read for every card of every page)
     def topic_slugs(self) -> tuple[str, ...]:
         return tuple(t.slug for t in self.topics)
 

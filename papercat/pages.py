@@ -11,9 +11,9 @@ from . import urls
 from .bibtex import bibtex_entry
 from .config import SiteConfig
 from .history import News
-from .model import Catalog, Paper
+from .model import Catalog, Paper, Venue
 from .paper_map import paper_map
-from .render import Page
+from .render import Page, collector_paused
 from .stats import catalog_stats
 
 
@@ -30,6 +30,11 @@ def shared_context(catalog: Catalog, config: SiteConfig) -> dict[str, Any]:
 
 def site_pages(catalog: Catalog, news: News, base_url: str | None = None) -> list[Page]:
     """Return every HTML page of the site, in a fixed order."""
+    with collector_paused():  # tens of thousands of contexts, no cycles: see render.collector_paused
+        return _site_pages(catalog, news, base_url)
+
+
+def _site_pages(catalog: Catalog, news: News, base_url: str | None) -> list[Page]:
     by_id = {p.id: p for p in catalog.papers}
     venues = {v.slug: v for v in catalog.venues}
     pages = [
@@ -46,9 +51,10 @@ def site_pages(catalog: Catalog, news: News, base_url: str | None = None) -> lis
         Page(urls.NOT_FOUND, "404.html", {"link_base": urls.base_path(base_url)}),
     ]
     for venue in catalog.venues:
+        groups = venue_groups(catalog, venue.slug)
         pages.append(Page(urls.venue_path(venue.slug), "venue.html",
-                          {"venue": venue, "groups": venue_groups(catalog, venue.slug),
-                           "total": len(catalog.by_venue[venue.slug])},
+                          {"venue": venue, "groups": groups, "total": len(catalog.by_venue[venue.slug]),
+                           "topic_counts": topic_counts(catalog, groups)},
                           source=f"venue {venue.label}"))
     for topic in catalog.topics:
         pages.append(Page(urls.topic_path(topic.slug), "topic.html",
@@ -60,20 +66,28 @@ def site_pages(catalog: Catalog, news: News, base_url: str | None = None) -> lis
                           {"paper": paper, "abstract_html": Markup(paper.html),  # nh3 made it
                            "neighbours": neighbours(catalog, paper, positions),
                            "related": [(by_id[r.id], r) for r in paper.related],
-                           "bibtex": citation(paper, catalog)},
+                           "bibtex": citation(paper, catalog, venues)},
                           source=str(paper.source)))
     return pages
 
 
 def venue_groups(catalog: Catalog, venue_slug: str) -> list[tuple[Any, list[tuple[int, Paper]]]]:
     """Group a venue's papers by first topic (taxonomy order), each with its listing position."""
-    numbered = list(enumerate(catalog.by_venue[venue_slug], start=1))
-    groups = []
-    for topic in catalog.topics:
-        members = [(n, p) for n, p in numbered if p.topics[0].slug == topic.slug]
-        if members:
-            groups.append((topic, members))
-    return groups
+    by_first: dict[str, list[tuple[int, Paper]]] = {}
+    for n, p in enumerate(catalog.by_venue[venue_slug], start=1):
+        by_first.setdefault(p.topics[0].slug, []).append((n, p))
+    return [(topic, by_first[topic.slug]) for topic in catalog.topics if topic.slug in by_first]
+
+
+def topic_counts(catalog: Catalog, groups: list[tuple[Any, list[tuple[int, Paper]]]]) -> list[tuple[Any, int]]:
+    """Return each topic (taxonomy order) with how many papers of a venue's groups are in it, if any."""
+    counts = dict.fromkeys((t.slug for t in catalog.topics), 0)
+    for _, members in groups:
+        for _, paper in members:
+            for slug in set(paper.topic_slugs):
+                if slug in counts:
+                    counts[slug] += 1
+    return [(t, counts[t.slug]) for t in catalog.topics if counts[t.slug]]
 
 
 def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
@@ -92,11 +106,14 @@ def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, in
     return out
 
 
-def citation(paper: Paper, catalog: Catalog) -> str | None:
-    """Return the paper's BibTeX entry, or None while papers.yaml gives it no authors."""
+def citation(paper: Paper, catalog: Catalog, venues: dict[str, Venue] | None = None) -> str | None:
+    """Return the paper's BibTeX entry, or None while papers.yaml gives it no authors.
+
+    ``venues`` (the catalog's venues by slug) saves looking the venue up among all of them.
+    """
     if not paper.authors:
         return None
-    venue = next(v for v in catalog.venues if v.slug == paper.venue)
+    venue = venues[paper.venue] if venues is not None else next(v for v in catalog.venues if v.slug == paper.venue)
     url = next((link.url for link in paper.links if link.kind == "given"), None)
     return bibtex_entry(paper.id, paper.title, paper.authors, paper.year, venue.name, url)
 

@@ -1,6 +1,6 @@
 """A map of the papers: each paper placed in 2-D so that papers with similar words sit together.
 
-The words of each paper's title and abstract (``enrich.related.terms``) make a TF-IDF matrix; its
+The words of each paper's title and abstract (``enrich.related.terms``' words) make a TF-IDF matrix; its
 two principal components (a truncated SVD of the centred matrix, ARPACK with a fixed start vector,
 signs fixed) give each paper a place, scaled into a square and rounded to whole units, so the same
 content always gives the same map.
@@ -8,6 +8,7 @@ content always gives the same map.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, svds
 
-from .enrich.related import terms
+from .enrich.keyphrases import term_runs
 from .model import Catalog
 
 SIZE = 1000  # the map's viewBox is SIZE x SIZE units
@@ -56,7 +57,9 @@ def tfidf(docs: Sequence[tuple[str, str]]) -> sparse.csr_matrix:
     columns: dict[str, int] = {}
     rows, cols, counts = [], [], []
     for row, (title, text) in enumerate(docs):
-        for key, _, times in terms(title, text).words:
+        # enrich.related.terms(title, text).words without its n-grams, which the map never reads:
+        # each (key, spelling) with its count, in order of first use.
+        for (key, _), times in Counter(word for run in term_runs(title) + term_runs(text) for word in run).items():
             rows.append(row)
             cols.append(columns.setdefault(key, len(columns)))
             counts.append(times)
