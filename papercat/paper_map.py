@@ -18,6 +18,7 @@ from scipy.sparse.linalg import LinearOperator, svds
 
 from .enrich.keyphrases import term_runs
 from .model import Catalog
+from .parallel import parallel_map
 
 SIZE = 1000  # the map's viewBox is SIZE x SIZE units
 MARGIN = 20  # units kept free at each edge, so a dot is never cut by the frame
@@ -56,10 +57,8 @@ def tfidf(docs: Sequence[tuple[str, str]]) -> sparse.csr_matrix:
     """Return the l2-normalised TF-IDF matrix (papers x words) of (title, plain text) pairs."""
     columns: dict[str, int] = {}
     rows, cols, counts = [], [], []
-    for row, (title, text) in enumerate(docs):
-        # enrich.related.terms(title, text).words without its n-grams, which the map never reads:
-        # each (key, spelling) with its count, in order of first use.
-        for (key, _), times in Counter(word for run in term_runs(title) + term_runs(text) for word in run).items():
+    for row, words in enumerate(parallel_map(_word_counts, docs)):
+        for key, times in words:
             rows.append(row)
             cols.append(columns.setdefault(key, len(columns)))
             counts.append(times)
@@ -74,6 +73,16 @@ def tfidf(docs: Sequence[tuple[str, str]]) -> sparse.csr_matrix:
     matrix = sparse.csr_matrix((data, (rows_a, cols_a)), shape=shape)
     matrix.sort_indices()
     return matrix
+
+
+def _word_counts(doc: tuple[str, str]) -> list[tuple[str, int]]:
+    """Return a paper's words (keys) with their counts, in order of first use.
+
+    enrich.related.terms(title, text).words without its n-grams, which the map never reads.
+    """
+    title, text = doc
+    return [(key, times) for (key, _), times in
+            Counter(word for run in term_runs(title) + term_runs(text) for word in run).items()]
 
 
 def principal_components(matrix: sparse.csr_matrix, k: int = 2) -> np.ndarray:

@@ -12,6 +12,8 @@ from itertools import pairwise
 
 import numpy as np
 
+from papercat.parallel import parallel_map
+
 __all__ = ["PaperPhrases", "analyse", "extract_keyphrases", "fold_plural", "is_telling", "pick",
            "reference_size", "term_runs"]
 
@@ -844,16 +846,17 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list
     """Return each paper's ``k_min``-``k_max`` keyphrases, best first, scored against the whole catalog."""
     vocabulary, counts, proper = _tokenize(papers)
     size = reference_size(len(papers))
-    out = []
-    for paper in papers:
+
+    def pick_one(paper: PaperPhrases) -> tuple[str, ...]:
         phrases = paper.phrases
         keys = list(phrases)
         found = counts.lookup(np.fromiter(map(vocabulary.code, keys), np.int64, len(keys)))
         idf = dict(zip(keys, (np.log(size / (found + 1)) + 1.0).tolist()))
         picked = _select(_rank(phrases, idf), phrases, k_min, k_max)
         spellings = _spellings(picked, paper.decode())
-        out.append(tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked)))
-    return out
+        return tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked))
+
+    return parallel_map(pick_one, papers)  # each paper alone, once the catalog's counts are known
 
 
 def extract_keyphrases(docs: Sequence[tuple[str, str]], k_min: int = 5,
