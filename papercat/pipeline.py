@@ -209,6 +209,8 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
         files = render_site(catalog, content.config, paths, news, bar)
     for path, data in index.items():
         files.add(path, data, "the search index")
+    del index
+    file_count = len(files.files)
     clock.lap("render")
     if strict and warnings:
         raise StrictWarnings([str(w) for w in warnings])
@@ -217,6 +219,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     if write:
         with progress.stage("writing", unit="files") as bar:
             report = write_site(files, paths.out)
+            del files  # on disk now: the cache is saved without every page held as well
             bar.advance(len(report.written))  # write_site reports once, at the end
             if record_history:
                 history_file = paths.content / HISTORY_FILE
@@ -224,12 +227,12 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
                 if inputs is not None:
                     inputs = inputs.with_file(history_file, history_file.read_bytes())
             if inputs is not None:
-                remember(cache, inputs, paths.out, *counts, len(files.files), warnings)
+                remember(cache, inputs, paths.out, *counts, file_count, warnings)
             cache.save()  # only after a good write: a failed build leaves the cache as it was
         log.info("wrote %d files to %s, %d unchanged, %d removed", len(report.written), paths.out,
                  report.unchanged, len(report.removed))
         clock.lap("write")
-    return Result(catalog, warnings, len(files.files), clock.total(), write, clock.laps, report, *counts)
+    return Result(catalog, warnings, file_count, clock.total(), write, clock.laps, report, *counts)
 
 
 def build_inputs(paths: Paths, strict: bool, base_url: str | None, record_history: bool) -> Inputs:
