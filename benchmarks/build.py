@@ -123,7 +123,17 @@ def run_build(content: Path, out: Path, cache: Path | None) -> dict:
 
     A failed build gives {"error": ...} (the end of its stderr) instead of stopping the benchmark.
     """
-    command = [sys.executable, __file__, "--child", str(content), str(out), str(cache or "")]
+    return _run_measured([sys.executable, __file__, "--child", str(content), str(out), str(cache or "")])
+
+
+def run_lunrjs(content: Path) -> dict:
+    """Run the lunr.js reference over the content folder's listings in Node; return its figures."""
+    return _run_measured(["node", "--max-old-space-size=16384", str(LUNR_SCRIPT), str(content),
+                          "--abstract-only-too"])
+
+
+def _run_measured(command: list[str]) -> dict:
+    """Run a command that prints its figures as a last line of JSON, sampling its memory and the load."""
     load = os.getloadavg()[0]
     done, memory = run_sampled(command)
     if done.returncode != 0:
@@ -134,16 +144,6 @@ def run_build(content: Path, out: Path, cache: Path | None) -> dict:
 def _memory(sampled: dict) -> dict:
     """The sampler's figures, its "seconds" (the process's wall time from the outside) renamed."""
     return {**{k: v for k, v in sampled.items() if k != "seconds"}, "process_seconds": sampled["seconds"]}
-
-
-def run_lunrjs(content: Path) -> dict:
-    """Run the lunr.js reference over the content folder's listings in Node; return its figures."""
-    command = ["node", "--max-old-space-size=16384", str(LUNR_SCRIPT), str(content), "--abstract-only-too"]
-    load = os.getloadavg()[0]
-    done, memory = run_sampled(command)
-    if done.returncode != 0:
-        return {"error": f"exit {done.returncode}: {done.stderr.strip()[-2000:]}", **_memory(memory)}
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), **_memory(memory), "load": load}
 
 
 def free_gb(path: Path) -> float:
@@ -242,10 +242,10 @@ def _files(b: dict) -> str:
 
 def report(rows: list[dict]) -> str:
     """Return the figures as Markdown tables: times, memory and files, steps, then the targets."""
-    out = [f"Machine: {os.cpu_count()} cores, {_ram_gb():.0f} GB RAM, Python {platform.python_version()}, "
-           f"Node {_node_version()}; MB = 10^6 bytes.", ""]
-    out += ["| papers | full | cold cache | no change | touched | add listing (+5 %) | lunr.js reference "
-            "| full ÷ lunr.js | ms per paper, full (CPU) | cache size | site size |",
+    out = [(f"Machine: {os.cpu_count()} cores, {_ram_gb():.0f} GB RAM, Python {platform.python_version()}, "
+           f"Node {_node_version()}; MB = 10^6 bytes."), ""]
+    out += [("| papers | full | cold cache | no change | touched | add listing (+5 %) | lunr.js reference "
+            "| full ÷ lunr.js | ms per paper, full (CPU) | cache size | site size |"),
             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         lunr = r.get(REFERENCE)
@@ -266,9 +266,9 @@ def report(rows: list[dict]) -> str:
                 + ", ".join(f"{r['papers']:,} papers {r[REFERENCE]['abstract_only_seconds']:.1f} s"
                             for r in rows if _ok(r.get(REFERENCE))) + "."]
 
-    out += ["", "| papers | build | papers built | time | ÷ full | whole process | CPU time | load at start "
+    out += ["", ("| papers | build | papers built | time | ÷ full | whole process | CPU time | load at start "
             "| peak memory, PSS of all processes | peak RSS sum | processes "
-            "| build process peak RSS (VmHWM) / ru_maxrss | files written / unchanged / removed |",
+            "| build process peak RSS (VmHWM) / ru_maxrss | files written / unchanged / removed |"),
             "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         for name in (*SCENARIOS, REFERENCE):
@@ -293,15 +293,15 @@ def report(rows: list[dict]) -> str:
                        f"| {_mb(b['peak_pss_mb'])} "
                        f"| {_mb(b['peak_rss_sum_mb'])} | {b['processes']} | {_mb(b.get('hwm_mb'))} / {_mb(b['maxrss_mb'])} | {_files(b)} |")
 
-    out += ["", "Time is wall-clock (what the targets are about), as the build measures it; whole process adds "
+    out += ["", ("Time is wall-clock (what the targets are about), as the build measures it; whole process adds "
             "starting Python and importing papercat and its libraries, as `build.py` would. CPU time is user + system time, less sensitive to "
             "other work on the machine: of the build process's whole life (Python start and imports too) and its "
             "workers, for a build; of the build and serialisation alone, for lunr.js. Load is the 1-minute load "
-            "average when the process started (2 cores).",
-            "", "Peak memory is sampled from the benchmark process: the process tree and the sum of its resident "
+            "average when the process started (2 cores)."),
+            "", ("Peak memory is sampled from the benchmark process: the process tree and the sum of its resident "
             "sizes every 50 ms, the summed PSS (shared pages counted once) as often as 10 % of one core allows "
             "(reading smaps_rollup costs about 20 ms per GB resident): every 50 ms for small builds, less often for "
-            "big ones, sooner when the RSS sum reaches a new high."]
+            "big ones, sooner when the RSS sum reaches a new high.")]
 
     builds = [(r, name) for r in rows for name in SCENARIOS if _ok(r.get(name))]
     steps = list(dict.fromkeys(step for r, name in builds for step in r[name]["steps"]))
@@ -339,22 +339,22 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
     target = f"full build of {n} papers ≤ {LUNR_RATIO}× lunr.js over the same abstracts"
     if row:
         ratio = row["full"]["seconds"] / row[REFERENCE]["seconds"]
-        found.append((target, f"{row['full']['seconds']:.1f} s ÷ {row[REFERENCE]['seconds']:.1f} s = "
-                      f"{ratio:.2f}×{note}{_cpu_ratio(row['full'], row[REFERENCE], '.2f', '×')}",
+        found.append((target, (f"{row['full']['seconds']:.1f} s ÷ {row[REFERENCE]['seconds']:.1f} s = "
+                      f"{ratio:.2f}×{note}{_cpu_ratio(row['full'], row[REFERENCE], '.2f', '×')}"),
                       status(ratio <= LUNR_RATIO, note)))
     else:
         found.append((target, "–", "not measured"))
     for name, share, what in (("no change", NO_CHANGE_SHARE, "no-change rebuild"),
-                              ("touched", NO_CHANGE_SHARE, "no-change rebuild that cannot use the up-to-date "
-                               "check (site files touched)"),
+                              ("touched", NO_CHANGE_SHARE, ("no-change rebuild that cannot use the up-to-date "
+                               "check (site files touched)")),
                               ("add listing", ADD_SHARE, "adding a listing of 5 % more papers (1,000 at 20,000)")):
         row, note = at_target(lambda r, name=name: _ratio(r, name) is not None)
         target = f"{what} ≤ {share:.0%} of the full build ({n} papers)"
         if row:
             ratio = _ratio(row, name)
-            found.append((target, f"{row[name]['seconds']:.1f} s ÷ {row['full']['seconds']:.1f} s = {ratio:.1%}"
+            found.append((target, (f"{row[name]['seconds']:.1f} s ÷ {row['full']['seconds']:.1f} s = {ratio:.1%}"
                           f"{' (+' + format(row['extra_papers'], ',') + ' papers)' if name == 'add listing' else ''}"
-                          f"{note}{_cpu_ratio(row[name], row['full'], '.1%', '')}", status(ratio <= share, note)))
+                          f"{note}{_cpu_ratio(row[name], row['full'], '.1%', '')}"), status(ratio <= share, note)))
         else:
             found.append((target, "–", "not measured"))
     peak = lambda r: max((r[name]["peak_pss_mb"] for name in SCENARIOS if _ok(r.get(name))), default=None)

@@ -26,15 +26,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from search_index import make_listings  # noqa: E402
+from search_index import make_listings
 
-from papercat import search  # noqa: E402
-from papercat.abstract import render_abstract  # noqa: E402
-from papercat.cache import paused_gc  # noqa: E402
-from papercat.enrich import keyphrases, related  # noqa: E402
-from papercat.enrich.titles import derive_title, unique_titles  # noqa: E402
-from papercat.enrich.topics import assign_topics  # noqa: E402
-from papercat.pipeline import read_content  # noqa: E402
+from papercat import search
+from papercat.abstract import render_abstract
+from papercat.cache import paused_gc
+from papercat.enrich import keyphrases, related
+from papercat.enrich.titles import derive_title, unique_titles
+from papercat.enrich.topics import assign_topics
+from papercat.pipeline import read_content
 
 
 def abstracts_of(content: Path) -> tuple[list[str], tuple]:

@@ -21,22 +21,20 @@ PROC = Path("/proc")
 
 def pss_kb(pid: int) -> int | None:
     """Return a process's proportional set size in KB, or None if it is gone (or is a zombie)."""
-    try:
-        with open(PROC / str(pid) / "smaps_rollup", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        return None
-    return None
+    return _field_kb(pid, "smaps_rollup", "Pss:")
 
 
 def rss_kb(pid: int) -> int | None:
     """Return a process's resident size (VmRSS) in KB, or None if it is gone (or is a zombie)."""
+    return _field_kb(pid, "status", "VmRSS:")
+
+
+def _field_kb(pid: int, file: str, field: str) -> int | None:
+    """Return the number after ``field`` in /proc/<pid>/<file>, or None."""
     try:
-        with open(PROC / str(pid) / "status", encoding="ascii", errors="replace") as f:
+        with open(PROC / str(pid) / file, encoding="ascii", errors="replace") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except (OSError, ValueError):
         return None
