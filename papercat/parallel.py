@@ -21,6 +21,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from .errors import CatalogError
+
 __all__ = ["jobs", "parallel_map"]
 
 T = TypeVar("T")
@@ -41,7 +43,8 @@ def jobs() -> int:
         try:
             return max(1, int(given))
         except ValueError:
-            raise ValueError(f"PAPERCAT_JOBS={given!r}; expected a whole number of worker processes") from None
+            raise CatalogError(f"PAPERCAT_JOBS={given!r}; expected a whole number of worker processes, "
+                               "e.g. PAPERCAT_JOBS=1 for none") from None
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from papercat import parallel
 from papercat.parallel import parallel_map
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,10 +104,13 @@ def test_an_error_in_a_worker_reaches_the_build():
     assert out.strip() == "seven, in a worker: True"
 
 
-def test_a_bad_jobs_setting_says_what_was_expected(monkeypatch):
-    monkeypatch.setenv("PAPERCAT_JOBS", "two")
-    with pytest.raises(ValueError, match="PAPERCAT_JOBS='two'; expected a whole number"):
-        parallel.jobs()
+def test_a_bad_jobs_setting_says_what_was_expected(small_content, tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--content", str(small_content), "--out",
+                           str(tmp_path / "site")], check=False, capture_output=True, text=True,
+                          env={**os.environ, "PAPERCAT_JOBS": "two"})
+    assert done.returncode == 1
+    assert "Error: PAPERCAT_JOBS='two'; expected a whole number of worker processes" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_path):
