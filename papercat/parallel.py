@@ -6,7 +6,7 @@ processes forked from the build, so the workers see the function and the items w
 them; only the results travel back, in order. The results are the same as a plain loop's, so the
 site is byte-identical however many workers there are.
 
-Workers are used only where they help and are safe: on a system with ``fork``, with more than one
+Workers are used only where they help and are safe: on Linux (which forks safely), with more than one
 core available, for enough items, and when the build is the only thread of its process (forking a
 process with other threads, such as ``build.py serve``'s file watcher, can deadlock the child).
 ``PAPERCAT_JOBS`` sets the number of workers (1 turns them off).
@@ -17,6 +17,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -91,13 +92,15 @@ def _serial(compute: Callable[[T], R], items: Sequence[T], done: Callable[[int],
 
 
 def _can_fork() -> bool:
-    """Return whether workers can be forked safely: no thread but the build's and progress.py's ticker.
+    """Return whether workers can be forked safely: on Linux, with no thread but the build's and
+    progress.py's ticker (which only redraws a bar on stderr, which no worker writes to).
 
-    The ticker only redraws a bar on stderr, which no worker writes to.
+    macOS has fork too, but its system libraries (numpy's Accelerate among them) may crash in a
+    forked child; there the build runs in one process.
     """
     others = [t for t in threading.enumerate()
               if t is not threading.current_thread() and not t.name.startswith(FORK_SAFE_THREAD)]
-    return "fork" in multiprocessing.get_all_start_methods() and not others
+    return sys.platform.startswith("linux") and not others
 
 
 def _run_chunk(job: tuple[int, tuple[int, int]]) -> tuple[int, list[Any]]:
