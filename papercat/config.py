@@ -11,7 +11,7 @@ import yaml
 from .errors import Problem
 from .model import Topic
 from .urls import BASE_URL, normalise_base_url
-from .yamlcheck import YamlChecker, compose
+from .yamlcheck import YamlChecker, compose, read_mapping
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
@@ -35,13 +35,7 @@ class SiteConfig:
 
 def load_site_config(path: Path, shown: str) -> tuple[SiteConfig, list[Problem]]:
     """Read site.yaml (missing means defaults) and report unknown keys and wrong types."""
-    if not path.exists():
-        return SiteConfig(), []
-    root, problems = compose(path, shown)
-    if problems or root is None:
-        return SiteConfig(), problems
-    check = YamlChecker(shown)
-    found = check.mapping(root, "site.yaml")
+    check, _, found = read_mapping(path, shown, "site.yaml")
     values = {}
     if found is not None:
         allowed = [f.name for f in fields(SiteConfig)]

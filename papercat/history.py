@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from .errors import Problem
-from .yamlcheck import YamlChecker, compose
+from .yamlcheck import YamlChecker, read_mapping
 
 HISTORY_FILE = "history.yaml"
 _HEADER = """\
@@ -121,13 +121,7 @@ def _scalar(text: str) -> str:
 
 def load_history(path: Path, shown: str) -> tuple[History, list[Problem]]:
     """Read history.yaml (missing means no listing has arrived yet); every problem at once."""
-    if not path.exists():
-        return History(), []
-    root, problems = compose(path, shown)
-    if problems or root is None:
-        return History(), problems
-    check = YamlChecker(shown)
-    top = check.mapping(root, HISTORY_FILE)
+    check, root, top = read_mapping(path, shown, HISTORY_FILE)
     if top is None:
         return History(), check.problems
     check.unknown_keys(top, ["listings"], HISTORY_FILE)

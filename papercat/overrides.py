@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .yamlcheck import YamlChecker, compose, describe
 from .errors import Problem
+from .yamlcheck import YamlChecker, describe, read_mapping
 
 PAPER_ID = re.compile(r"^[0-9a-f]{12}$")
 FIELDS = ("title", "authors", "year", "links", "topics")
@@ -37,13 +37,7 @@ class Override:
 def load_overrides(path: Path, shown: str,
                    topic_slugs: set[str]) -> tuple[dict[str, Override], list[Problem]]:
     """Read papers.yaml (missing or empty means no overrides) and report every mistake at once."""
-    if not path.exists():
-        return {}, []
-    root, problems = compose(path, shown)
-    if problems or root is None:  # a file of only comments is a valid start
-        return {}, problems
-    check = YamlChecker(shown)
-    top = check.mapping(root, "papers.yaml")
+    check, _, top = read_mapping(path, shown, "papers.yaml")  # a file of only comments is a valid start
     if top is None:
         return {}, check.problems
     for name, (key, _) in top.items():

@@ -75,6 +75,22 @@ def describe(node: yaml.Node | None) -> str:
     return str(node.value)
 
 
+def read_mapping(path: Path, shown: str, what: str) -> tuple[YamlChecker, yaml.Node | None,
+                                                            dict[str, tuple[yaml.Node, yaml.Node]] | None]:
+    """Read a YAML file whose top is a mapping: return a checker for it, its root node and that mapping.
+
+    The mapping is None when the file is missing, empty (only comments) or not a mapping; the
+    checker holds the problems found (none for a missing or empty file).
+    """
+    check = YamlChecker(shown)
+    if not path.exists():
+        return check, None, None
+    root, check.problems = compose(path, shown)
+    if check.problems or root is None:
+        return check, root, None
+    return check, root, check.mapping(root, what)
+
+
 def compose(path: Path, shown: str) -> tuple[yaml.Node | None, list[Problem]]:
     """Parse a YAML file into nodes (which keep their lines); a parse error becomes a problem."""
     try:
