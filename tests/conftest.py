@@ -18,6 +18,11 @@ ABSTRACT_C = ("We study graph neural networks and show that message passing over
               "benefits from positional encodings.")
 
 
+def tree(folder: Path) -> dict[str, bytes]:
+    """Return every file below ``folder`` by its relative path, with its bytes."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 @pytest.fixture
 def make_content(tmp_path: Path):
     """Return a function that writes a content folder and returns its path.

@@ -21,7 +21,7 @@ from papercat.cli import main
 from papercat.enrich import keyphrases, related
 from papercat.lunrjs import build_pipeline, search_pipeline
 from papercat.pipeline import Paths, build
-from tests.conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C
+from tests.conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C, tree
 
 BASE_URL = "https://example.org/catalog/"
 MORE = [
@@ -59,11 +59,6 @@ def content(make_content):
                              **(extra or {})},
                             name=f"content-{name}")
     return make
-
-
-def tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from papercat.history import HISTORY_FILE, load_history
 from papercat.pipeline import Paths, build
+from tests.conftest import tree
 
 BASE_URL = "https://example.org/catalog/"
 
@@ -39,10 +40,6 @@ def listing(header: str, abstracts: list[str]) -> str:
     return header + "\n\n" + "\n\n".join(abstracts) + "\n"
 
 
-def site_files(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
-
-
 def age(site: Path) -> None:
     """Give every file an old mtime, so that a rewrite shows even on a coarse clock."""
     for path in site.rglob("*"):
@@ -64,12 +61,12 @@ def test_adding_a_listing_rewrites_only_what_must_change(make_content, tmp_path)
     content = make_content({"graphs.txt": listing("ICML 2025 Papers", GRAPHS)})
     site = tmp_path / "site"
     before = build(Paths(content, site), base_url=BASE_URL)
-    old_files = site_files(site)
+    old_files = tree(site)
     age(site)
 
     (content / "listings" / "stars.txt").write_text(listing("NeurIPS 2025 Papers", STARS), encoding="utf-8")
     after = build(Paths(content, site), base_url=BASE_URL)
-    new_files = site_files(site)
+    new_files = tree(site)
 
     new_ids = {p.id for p in after.catalog.papers} - {p.id for p in before.catalog.papers}
     assert len(new_ids) == 2

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from papercat.parallel import parallel_map
+from tests.conftest import tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -145,6 +146,6 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             # terms, map words, pages
             assert sum(calls) >= (11 if {jobs!r} == "2" else 0), calls
         """, jobs)
-        sites[jobs] = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+        sites[jobs] = tree(out)
     assert len(sites["1"]) > 400
     assert sites["1"] == sites["2"]

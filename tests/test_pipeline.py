@@ -13,15 +13,11 @@ import pytest
 from papercat.errors import CatalogError, ContentError, StrictWarnings
 from papercat.pipeline import Paths, build
 from papercat.writer import MARKER
-from tests.conftest import ABSTRACT_A, BUNDLED, ROOT
+from tests.conftest import ABSTRACT_A, BUNDLED, ROOT, tree
 
 GOLDEN = ROOT / "tests" / "golden" / "site"
 GOLDEN_URL = "https://example.org/catalog/"  # so the golden site has its feeds and sitemap too
 REFRESH = f"make golden (python build.py build --out tests/golden/site --base-url {GOLDEN_URL})"
-
-
-def tree(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_bundled_catalog_has_57_papers_in_two_venues(tmp_path):

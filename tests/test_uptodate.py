@@ -10,14 +10,10 @@ import pytest
 
 from papercat.pipeline import PROJECT_ROOT, Paths, build
 
-from .conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C
+from .conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C, tree
 
 BASE_URL = "https://example.org/catalog/"
 DUPLICATE = f"NeurIPS 2025 Papers\n\n{ABSTRACT_A}\n\n{ABSTRACT_A}\n"  # a warning: the same abstract twice
-
-
-def tree(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
