@@ -1,4 +1,4 @@
-"""The build as a short list of named steps: read -> enrich -> render -> index -> write."""
+"""The build as a short list of named steps: read -> enrich -> index -> render -> write."""
 
 from __future__ import annotations
 
@@ -165,8 +165,9 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
 
     ``base_url`` (already checked against ``urls.BASE_URL``) overrides site.yaml's. New listings
     are recorded in the content folder's history.yaml unless ``record_history`` is False (a preview).
-    Each step is a stage of ``progress`` (reading, enriching, rendering, indexing, writing) and a
-    lap of ``Result.steps`` (read, enrich, render, index, write).
+    Each step is a stage of ``progress`` (reading, enriching, indexing, rendering, writing) and a
+    lap of ``Result.steps`` (read, enrich, index, render, write); a site already up to date is only
+    checked (uptodate.py), in one lap, check.
     """
     clock = _Clock()
     with progress.stage("reading", unit="listings") as bar:
