@@ -12,9 +12,10 @@ import hashlib
 import json
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import accumulate, chain, count
 from typing import Any
 
 import numpy as np
@@ -143,67 +144,106 @@ def doc_terms(doc: SearchDoc) -> DocTerms:
     return DocTerms(tuple(fields))
 
 
-def build_index(docs: Iterable[SearchDoc], cache: Cache | None = None) -> dict[str, Any]:
-    """Return the serialized global lunr index of ``docs``, built with lunr.js's text pipeline."""
+def build_index(docs: Iterable[SearchDoc], cache: Cache | None = None) -> Index:
+    """Return the global lunr index of ``docs``, built with lunr.js's text pipeline."""
     docs = list(docs)
     stage = (cache or Cache()).stage("search", DocTerms)
     terms = stage.map(doc_terms, docs, key=lambda d: digest(d.title, d.names, d.text))
     return assemble_index([d.ref for d in docs], terms)
 
 
-def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> dict[str, Any]:
-    """Return what ``lunr.Builder`` would serialize after adding the documents ``refs`` with these terms.
+@dataclass(frozen=True, eq=False)
+class Index:
+    """The index ``lunr.Builder`` would make, held as columns instead of its millions of small objects.
+
+    Field vector ``v`` is field ``FIELDS[v % len(FIELDS)]`` of document ``refs[v // len(FIELDS)]``.
+    The vectors' elements, one after another, are a term number and that term's weight in the
+    field, each vector's in order of term number. A term's postings are the vectors that hold it.
+    ``serialize`` gives lunr's own form.
+    """
+
+    refs: tuple[str, ...]  # distinct
+    terms: tuple[str, ...]  # by term number: in order of first use, as lunr numbers them
+    lengths: np.ndarray  # each field vector's number of elements
+    term: np.ndarray  # each element's term number
+    weight: np.ndarray  # each element's weight, as its number in weights
+    weights: np.ndarray  # the distinct weights, in order, rounded to 3 places as lunr.py rounds them
+
+
+def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
+    """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms.
 
     lunr.py's builder re-tokenises every document and keeps a token set and Vector objects that
     serialization never uses. This follows its arithmetic operation for operation (BM25 with
-    k1=1.2, b=0.75, its idf, rounding to 3 places), so the index is the same to the byte;
+    k1=1.2, b=0.75, its idf, rounding to 3 places), so the serialized index is the same to the byte;
     tests/test_cache.py compares the two.
     """
-    names = [name for name, _ in FIELDS]
-    postings: dict[str, dict[str, Any]] = {}
-    for ref, doc in zip(refs, docs):
-        for name, (terms, _, _) in zip(names, doc.fields):
-            for term in terms:
-                posting = postings.get(term)
-                if posting is None:
-                    posting = postings[term] = {field: {} for field in names}
-                    posting["_index"] = len(postings) - 1
-                posting[name][ref] = {}
-    count = len(refs)
-    totals = [sum(doc.fields[i][2] for doc in docs) for i in range(len(names))]
-    average = [total / count if count else 0.0 for total in totals]
-    idf = np.zeros(len(postings))
-    for posting in postings.values():
-        with_term = sum(len(posting[name]) for name in names)
-        x = (count - with_term + 0.5) / (with_term + 0.5)
-        idf[posting["_index"]] = math.log(1 + abs(x))
+    if len(set(refs)) != len(refs):
+        raise ValueError("search documents need distinct refs")
+    size = len(refs)
+    totals = [sum(doc.fields[i][2] for doc in docs) for i in range(len(FIELDS))]
+    average = [total / size if size else 0.0 for total in totals]
+    vectors = [(boost, field, mean) for doc in docs for (_, boost), field, mean in zip(FIELDS, doc.fields, average)]
+    used = list(chain.from_iterable(field[0] for _, field, _ in vectors))
+    number = dict(zip(dict.fromkeys(used), count()))  # lunr numbers the terms in order of first use
+    terms = np.fromiter(map(number.__getitem__, used), np.int64, len(used))
+    del used
+    # The documents holding a term in a field: the vectors holding it (a vector holds a term once).
+    with_term = np.bincount(terms, minlength=len(number))
+    x = (size - with_term + 0.5) / (with_term + 0.5)
+    idf = np.array(list(map(math.log, (1 + np.abs(x)).tolist())), dtype=np.float64)  # Python's log, as lunr.py's
     # Each term of each field vector, scored at once: IEEE arithmetic in numpy gives the very doubles
-    # Python's does, operation for operation; Python's round() then rounds them as lunr.py does.
+    # Python's does, operation for operation.
     k1, b = 1.2, 0.75
-    fields = [(ref, (name, boost), field, mean) for ref, doc in zip(refs, docs)
-              for (name, boost), field, mean in zip(FIELDS, doc.fields, average)]
-    number = {term: posting["_index"] for term, posting in postings.items()}
-    terms = np.fromiter(map(number.__getitem__, chain.from_iterable(f[2][0] for f in fields)), np.int64)
-    tf = np.fromiter(chain.from_iterable(f[2][1] for f in fields), np.float64, len(terms))
-    lengths = np.fromiter((len(f[2][0]) for f in fields), np.int64, len(fields))
-    norm = np.repeat([k1 * (1 - b + b * (length / mean)) if terms_ else 0.0
-                      for _, _, (terms_, _, length), mean in fields], lengths)
-    boost = np.repeat(np.array([boost for _, (_, boost), _, _ in fields], dtype=np.float64), lengths)
+    tf = np.fromiter(chain.from_iterable(field[1] for _, field, _ in vectors), np.float64, len(terms))
+    lengths = np.fromiter((len(field[0]) for _, field, _ in vectors), np.int64, len(vectors))
+    norm = np.repeat(np.array([k1 * (1 - b + b * (length / mean)) if terms_ else 0.0
+                               for _, (terms_, _, length), mean in vectors], dtype=np.float64), lengths)
+    boost = np.repeat(np.array([boost for boost, _, _ in vectors], dtype=np.float64), lengths)
     scores = idf[terms] * ((k1 + 1) * tf) / (norm + tf) * boost
-    vector = np.repeat(np.arange(len(fields)), lengths)
-    order = np.lexsort((terms, vector))  # each vector's elements by term number
-    pairs = np.empty((len(terms), 2), dtype=object)
-    pairs[:, 0] = terms[order].tolist()
-    pairs[:, 1] = list(map(round, scores[order].tolist(), repeat(3)))
-    elements = pairs.ravel().tolist()
-    ends = np.cumsum(lengths * 2).tolist()
-    vectors = [[f"{name}/{ref}", elements[end - 2 * n:end]]
-               for (ref, (name, _), _, _), n, end in zip(fields, lengths.tolist(), ends)]
+    # Each vector's elements by term number (a stable sort of the vectors, already in order, is quick).
+    order = np.argsort(np.repeat(np.arange(len(vectors)), lengths) * max(len(number), 1) + terms, kind="stable")
+    thousandths = _thousandths(scores[order])
+    used_weights = np.zeros(thousandths.max() + 1 if len(thousandths) else 0, dtype=bool)
+    used_weights[thousandths] = True
+    weight = (np.cumsum(used_weights) - 1)[thousandths]  # a weight's number: how many smaller ones are used
+    return Index(tuple(refs), tuple(number), lengths, terms[order], weight, np.flatnonzero(used_weights) / 1000)
+
+
+def _thousandths(x: np.ndarray) -> np.ndarray:
+    """Return ``round(v, 3) * 1000`` of every ``v`` as an integer, rounded as Python's round() rounds.
+
+    round() rounds the exact binary value half to even; ``rint(v * 1000)`` does the same except
+    where the product's own rounding error may cross a half, and those few are left to round().
+    ``n / 1000`` is then exactly ``round(v, 3)``: both are the double nearest the decimal.
+    """
+    y = x * 1000
+    n = np.rint(y)
+    near = np.abs(np.abs(y - n) - 0.5) <= 4 * np.spacing(y)
+    n[near] = [round(round(v, 3) * 1000) for v in x[near].tolist()]
+    return n.astype(np.int64)
+
+
+def serialize(index: Index) -> dict[str, Any]:
+    """Return the index as lunr.py's Builder serializes it, down to the order of every dict's keys."""
+    names = [name for name, _ in FIELDS]
+    postings: list[dict[str, Any]] = [{**{name: {} for name in names}, "_index": n} for n in range(len(index.terms))]
+    terms, weights = index.term.tolist(), index.weights[index.weight].tolist()
+    vectors = []
+    start = 0
+    for v, length in enumerate(index.lengths.tolist()):
+        ref, name = index.refs[v // len(names)], names[v % len(names)]
+        elements: list[Any] = []
+        for term, weight in zip(terms[start:start + length], weights[start:start + length]):
+            postings[term][name][ref] = {}
+            elements += (term, weight)
+        vectors.append([f"{name}/{ref}", elements])
+        start += length
     return {
         "version": LUNR_TARGET_JS_VERSION,
         "fields": names,
         "fieldVectors": vectors,
-        "invertedIndex": [[term, postings[term]] for term in sorted(postings)],
+        "invertedIndex": [[term, postings[n]] for term, n in sorted(zip(index.terms, count()))],
         "pipeline": search_pipeline().serialize(),
     }
 
@@ -234,7 +274,7 @@ class _Leaf:
     size: int
 
 
-def split_index(index: dict[str, Any], target: int | None = CHUNK_TARGET) -> list[Chunk]:
+def split_index(index: Index, target: int | None = CHUNK_TARGET) -> list[Chunk]:
     """Group the index's terms into chunks by prefix: split while a chunk is over ``target`` bytes.
 
     With ``target=None`` the whole index is one chunk (the unsplit baseline).
@@ -243,58 +283,69 @@ def split_index(index: dict[str, Any], target: int | None = CHUNK_TARGET) -> lis
     terms = sorted(sizes)
     if target is None:
         return [Chunk("t/root.json", (("", False),), tuple(sorted(terms, key=_js_order)))]
-    leaves = _split("", terms, sizes, target)
+    before = list(accumulate(map(sizes.__getitem__, terms), initial=0))  # bytes of the terms before each
+    leaves = _split("", terms, before, 0, len(terms), target)
     # Neighbouring small leaves share a file, so a catalog does not become thousands of tiny files.
     groups: list[list[_Leaf]] = []
+    size = 0
     for leaf in leaves:
-        if groups and sum(x.size for x in groups[-1]) + leaf.size <= target:
+        if groups and size + leaf.size <= target:
             groups[-1].append(leaf)
+            size += leaf.size
         else:
             groups.append([leaf])
+            size = leaf.size
     return [Chunk(_chunk_file(group[0].key), tuple((x.key, x.exact) for x in group),
                   tuple(sorted((t for x in group for t in x.terms), key=_js_order))) for group in groups]
 
 
-def _split(prefix: str, terms: list[str], sizes: dict[str, int], target: int) -> list[_Leaf]:
-    """Return the leaves below ``prefix``: all its terms if they fit, else one subtree per next character."""
-    size = sum(sizes[t] for t in terms)
-    if size <= target or len(terms) == 1:
-        return [_Leaf(prefix, False, tuple(terms), size)]
+def _split(prefix: str, terms: list[str], before: list[int], start: int, stop: int, target: int) -> list[_Leaf]:
+    """Return the leaves below ``prefix`` (``terms[start:stop]``): all its terms if they fit, else one
+    subtree per next character."""
+    size = before[stop] - before[start]
+    if size <= target or stop - start == 1:
+        return [_Leaf(prefix, False, tuple(terms[start:stop]), size)]
     leaves = []
-    depth = len(prefix)
-    if terms[0] == prefix:  # the term that is the prefix itself ("trans" beside "transf...")
-        leaves.append(_Leaf(prefix, True, (prefix,), sizes[prefix]))
-        terms = terms[1:]
-    start = 0
-    for i in range(1, len(terms) + 1):
-        if i == len(terms) or terms[i][depth] != terms[start][depth]:
-            leaves.extend(_split(terms[start][: depth + 1], terms[start:i], sizes, target))
-            start = i
+    if terms[start] == prefix:  # the term that is the prefix itself ("trans" beside "transf...")
+        leaves.append(_Leaf(prefix, True, (prefix,), before[start + 1] - before[start]))
+        start += 1
+    depth = len(prefix) + 1
+    while start < stop:  # the terms sharing the next character are a run of the sorted terms
+        key = terms[start][:depth]
+        end = bisect_right(terms, key, start, stop, key=lambda t: t[:depth])
+        leaves.extend(_split(key, terms, before, start, end, target))
+        start = end
     return leaves
 
 
-def _term_sizes(index: dict[str, Any]) -> dict[str, int]:
+def _term_sizes(index: Index) -> dict[str, int]:
     """Estimate each term's bytes in a chunk: its posting plus its elements of the field vectors."""
-    vectors = index["fieldVectors"]
-    terms, scores, lengths = _vector_elements(vectors)
-    # The ["ref/field",[...]] header is shared by the vector's terms; a field may have none.
-    headers = [(len(field_ref) + 8) * 2 // max(len(elements), 2) for field_ref, elements in vectors]
-    # Each element costs its header share and `term,score,` (str of the int, repr of the float).
-    sizes = (np.repeat(np.array(headers, dtype=np.int64), lengths) + 2
-             + np.fromiter(map(len, map(str, terms)), np.int64, len(terms))
-             + np.fromiter(map(len, map(repr, scores)), np.int64, len(scores)))
-    vector_bytes = np.bincount(np.array(terms, dtype=np.int64), weights=sizes,
-                               minlength=len(index["invertedIndex"])).astype(np.int64).tolist()
+    names = [name for name, _ in FIELDS]
+    terms = len(index.terms)
+    vector = np.repeat(np.arange(len(index.lengths)), index.lengths)
+    doc, field = np.divmod(vector, len(names))
+    # Each element costs `term,weight,` (str of the int, repr of the float) and its share of its
+    # vector's ["field/ref",[...]] header; a field may have no elements.
+    field_refs = np.array([len(name) + 1 + len(ref) for ref in index.refs for name in names], dtype=np.int64)
+    headers = (field_refs + 8) * 2 // np.maximum(index.lengths * 2, 2)
+    weights = np.array([len(repr(w)) for w in index.weights.tolist()], dtype=np.int64)
+    digits = _digits(terms)
+    elements = headers[vector] + 2 + digits[index.term] + weights[index.weight]
+    # A posting is ["term",{"_index":n,"abstract":{"ref":{},...},...}]: the term, its number, and
+    # `"ref":{},` per element, but one comma fewer per field that holds the term.
     encode = _ENCODER.encode
-    return {term: len(encode([term, posting])) + 1 + vector_bytes[posting["_index"]]
-            for term, posting in index["invertedIndex"]}
+    empty = len(encode(["", {"_index": 0, **{name: {} for name in names}}])) - len('""0')
+    refs = np.array([len(encode(ref)) + 4 for ref in index.refs], dtype=np.int64)
+    held = np.bincount(index.term * len(names) + field, minlength=terms * len(names)).reshape(terms, len(names))
+    sizes = (np.bincount(index.term, weights=elements + refs[doc], minlength=terms).astype(np.int64)
+             + empty + np.fromiter(map(len, map(encode, index.terms)), np.int64, terms) + digits
+             - np.count_nonzero(held, axis=1) + 1)
+    return dict(zip(index.terms, sizes.tolist()))
 
 
-def _vector_elements(vectors: list[list[Any]]) -> tuple[list[int], list[float], np.ndarray]:
-    """Return the term numbers and scores of all field vectors, in order, and each vector's length."""
-    flat = list(chain.from_iterable(elements for _, elements in vectors))
-    lengths = np.fromiter((len(elements) // 2 for _, elements in vectors), np.int64, len(vectors))
-    return flat[0::2], flat[1::2], lengths
+def _digits(n: int) -> np.ndarray:
+    """Return the length of ``str(i)`` for each i in range(n)."""
+    return np.fromiter(map(len, map(str, range(n))), np.int64, n)
 
 
 def _chunk_file(key: str) -> str:
@@ -371,64 +422,135 @@ def _search_files(catalog: Catalog, docs: list[SearchDoc], target: int | None,
     return files
 
 
-def _chunk_data(index: dict[str, Any], chunks: list[Chunk]) -> list[bytes]:
+def _chunk_data(index: Index, chunks: list[Chunk]) -> list[bytes]:
     """Serialize every chunk: its terms' postings and the parts of the field vectors that hold them.
 
-    Written out as ``_dump`` would write {"fieldVectors": [[field_ref, [term, score, ...]], ...],
-    "fields": ..., "invertedIndex": ..., "pipeline": ..., "version": ...}, but with the vector
-    parts (a million at 20,000 papers, most of one term) made as text in bulk rather than as lists.
+    Written out as ``_dump`` would write {"fieldVectors": [[field_ref, [term, weight, ...]], ...],
+    "fields": ..., "invertedIndex": [[term, posting], ...], "pipeline": ..., "version": ...} of the
+    chunk's part of ``serialize(index)``. Each piece of text (a term number, a weight, a ref, ...)
+    is made once; numpy puts the pieces of every chunk in order as numbers and joins them, so two
+    million elements need no Python object each.
     """
-    postings = dict(index["invertedIndex"])
-    owner = np.zeros(len(postings), dtype=np.int64)  # term number -> chunk
-    for n, c in enumerate(chunks):
-        owner[[postings[t]["_index"] for t in c.terms]] = n
-    vectors = index["fieldVectors"]
-    terms, scores, lengths = _vector_elements(vectors)
-    # Every element by (chunk, vector), keeping term order within a vector: the parts, in order.
-    vector = np.repeat(np.arange(len(vectors)), lengths)
-    chunk = owner[np.array(terms, dtype=np.int64)]
-    order = np.lexsort((vector, chunk))
-    chunk, vector = chunk[order], vector[order]
-    new_chunk = np.r_[True, chunk[1:] != chunk[:-1]] if len(order) else np.zeros(0, dtype=bool)
-    new_part = new_chunk | np.r_[True, vector[1:] != vector[:-1]] if len(order) else new_chunk
-    # Each element's text, `term,score` as json writes an int and a float, opened by `["ref",[` (after
-    # a comma unless it opens the chunk) when it opens a part, and closed by `]]` when it ends one.
-    # Made a batch of whole chunks at a time: the text of every element at once would take about
-    # 500 MB more at 20,000 papers.
-    heads = np.array([f"[{_ENCODER.encode(field_ref)},[" for field_ref, _ in vectors] + [""], dtype=object)
-    ends = np.r_[new_part[1:], True] if len(order) else new_part
-    terms_by_order = np.array(terms, dtype=object)[order]
-    scores_by_order = np.array(scores, dtype=object)[order]
-    del terms, scores
-    starts = np.flatnonzero(new_chunk).tolist()
-    parts = [""] * len(chunks)
-    for first, last in _batches(starts):
-        span = slice(starts[first], starts[last] if last < len(starts) else len(order))
-        opening = np.where(new_part[span], np.where(new_chunk[span], "", ","), "").astype(object) + heads[
-            np.where(new_part[span], vector[span], len(vectors))]
-        closing = np.where(ends[span], "]]", ",").astype(object)
-        pair = np.array(list(map("{},{!r}".format, terms_by_order[span], scores_by_order[span])), dtype=object)
-        text = (opening + pair + closing).tolist()
-        del opening, closing, pair
-        bounds = [*starts[first:last], span.stop]
-        for start, stop, n in zip(bounds, bounds[1:], chunk[starts[first:last]].tolist()):
-            parts[n] = "".join(text[start - span.start:stop - span.start])
-    encode = _ENCODER.encode  # the keys in sorted order, as _dump writes them
-    middle = f',"fields":{encode(index["fields"])},"invertedIndex":'
-    end = f',"pipeline":{encode(index["pipeline"])},"version":{encode(index["version"])}}}'
-    return [f'{{"fieldVectors":[{parts[n]}]{middle}{encode([[t, postings[t]] for t in c.terms])}{end}'
-            .encode() for n, c in enumerate(chunks)]
+    pieces, first = _pieces(index)
+    number = dict(zip(index.terms, count()))
+    listed = np.array([number[t] for c in chunks for t in c.terms], dtype=np.int64)  # chunk after chunk
+    per_chunk = np.array([len(c.terms) for c in chunks], dtype=np.int64)
+    vectors, vector_bounds = _vector_pieces(index, listed, per_chunk, first)
+    postings, posting_bounds = _posting_pieces(index, listed, per_chunk, first)
+    return [pieces.join(np.r_[_OPENING, vectors[vector_bounds[n]:vector_bounds[n + 1]].ravel(), _MIDDLE,
+                              postings[posting_bounds[n]:posting_bounds[n + 1]], _CLOSING])
+            for n in range(len(chunks))]
 
 
-def _batches(starts: list[int], size: int = 250_000) -> Iterator[tuple[int, int]]:
-    """Yield (first, last) chunk numbers of runs of whole chunks holding about ``size`` elements each."""
-    first = 0
-    while first < len(starts):
-        last = first + 1
-        while last < len(starts) and starts[last] - starts[first] < size:
-            last += 1
-        yield first, last
-        first = last
+@dataclass(frozen=True, eq=False)
+class _Pieces:
+    """Numbered texts laid end to end as UTF-8, so that numpy joins any run of them."""
+
+    data: np.ndarray  # uint8
+    starts: np.ndarray
+    sizes: np.ndarray
+
+    def join(self, numbers: np.ndarray) -> bytes:
+        """Return the pieces ``numbers``, one after another."""
+        sizes = self.sizes[numbers]
+        stops = np.cumsum(sizes)
+        return self.data[np.repeat(self.starts[numbers] - (stops - sizes), sizes)
+                         + np.arange(stops[-1] if len(stops) else 0)].tobytes()
+
+
+# The pieces every chunk shares, by number; then _pieces adds those of the index.
+_FIXED_PIECES = ("", ",", "]],", "]]", "}}],", "}}]", '{"fieldVectors":[',
+                 f'],"fields":{_ENCODER.encode([name for name, _ in FIELDS])},"invertedIndex":[',
+                 f'],"pipeline":{_ENCODER.encode(search_pipeline().serialize())},'  # noqa: ISC004
+                 f'"version":{_ENCODER.encode(LUNR_TARGET_JS_VERSION)}}}')
+_NOTHING, _COMMA, _PART_END, _LAST_PART_END, _POSTING_END, _LAST_POSTING_END, _OPENING, _MIDDLE, _CLOSING = range(
+    len(_FIXED_PIECES))
+_KEYS = sorted(name for name, _ in FIELDS)  # a posting's fields as json's sort_keys writes them, after "_index"
+
+
+def _pieces(index: Index) -> tuple[_Pieces, dict[str, int]]:
+    """Return the pieces of text the index's chunks are made of, and the number of the first of each kind."""
+    encode = _ENCODER.encode
+    kinds = {
+        "term": (f"{n}," for n in range(len(index.terms))),
+        "weight": map(repr, index.weights.tolist()),
+        "head": (f"[{encode(f'{name}/{ref}')},[" for ref in index.refs for name, _ in FIELDS),  # opens a part
+        "ref": (f"{encode(ref)}:{{}}" for ref in index.refs),
+        "more ref": (f",{encode(ref)}:{{}}" for ref in index.refs),
+        "posting": (f'[{encode(term)},{{"_index":{n},{encode(_KEYS[0])}:{{' for n, term in enumerate(index.terms)),
+        "next field": (f"}},{encode(key)}:{{" for key in _KEYS[1:]),  # closes a field's refs, opens the next's
+    }
+    encoded = [piece.encode() for piece in _FIXED_PIECES]
+    first = {}
+    for kind, texts in kinds.items():
+        first[kind] = len(encoded)
+        encoded.extend(text.encode() for text in texts)
+    sizes = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    return _Pieces(np.frombuffer(b"".join(encoded), dtype=np.uint8), np.cumsum(sizes) - sizes, sizes), first
+
+
+def _vector_pieces(index: Index, listed: np.ndarray, per_chunk: np.ndarray,
+                   first: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Return the pieces of the chunks' field vector parts, four an element, and where each chunk's begin.
+
+    A part is a field vector's elements of the chunk's terms, in the vectors' order. An element is
+    (opening its part: ["field/ref",[), `term,`, weight, and `,`, `]],` or, ending its chunk, `]]`.
+    """
+    owner = np.empty(len(index.terms), dtype=np.int64)  # term number -> chunk
+    owner[listed] = np.repeat(np.arange(len(per_chunk)), per_chunk)
+    vector = np.repeat(np.arange(len(index.lengths)), index.lengths)
+    chunk = owner[index.term]
+    # A stable sort of small numbers is a radix sort: quick.
+    order = np.argsort(chunk.astype(np.uint16) if len(per_chunk) <= 1 << 16 else chunk, kind="stable")
+    chunk, part = chunk[order], vector[order]
+    new_chunk = np.r_[True, chunk[1:] != chunk[:-1]][:len(order)]
+    new_part = new_chunk | np.r_[True, part[1:] != part[:-1]][:len(order)]
+    pieces = np.empty((len(order), 4), dtype=np.int32)
+    pieces[:, 0] = np.where(new_part, first["head"] + part, _NOTHING)
+    pieces[:, 1] = first["term"] + index.term[order]
+    pieces[:, 2] = first["weight"] + index.weight[order]
+    pieces[:, 3] = np.where(np.r_[new_chunk[1:], True], _LAST_PART_END,
+                            np.where(np.r_[new_part[1:], True], _PART_END, _COMMA))
+    return pieces, np.r_[0, np.cumsum(np.bincount(chunk, minlength=len(per_chunk)))]
+
+
+def _posting_pieces(index: Index, listed: np.ndarray, per_chunk: np.ndarray,
+                    first: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Return the pieces of the chunks' postings, chunk after chunk, and where each chunk's begin.
+
+    A posting is its head (term, number and first field), then per field in key order its refs
+    (sorted as strings, as json's sort_keys sorts them) and what closes the field; the last closes
+    the posting too, and is followed by a comma unless the posting ends its chunk.
+    """
+    fields = len(FIELDS)
+    place = np.empty(len(index.terms), dtype=np.int64)  # term number -> place among the listed terms
+    place[listed] = np.arange(len(listed))
+    vector = np.repeat(np.arange(len(index.lengths)), index.lengths)
+    doc, field = np.divmod(vector, fields)
+    key = np.array([_KEYS.index(name) for name, _ in FIELDS], dtype=np.int64)[field]
+    ref_rank = np.empty(len(index.refs), dtype=np.int64)
+    ref_rank[sorted(range(len(index.refs)), key=index.refs.__getitem__)] = np.arange(len(index.refs))
+    group = place[index.term] * fields + key  # (the term's place, the field's key)
+    order = np.argsort(group * max(len(index.refs), 1) + ref_rank[doc])
+    group, doc = group[order], doc[order]
+    held = np.bincount(group, minlength=len(listed) * fields)
+    ends = np.cumsum(held)
+    starts = ends - held
+    # A term's own pieces are its head and what closes each field: the k-th ref of a field comes
+    # after the pieces and refs of the terms before and of the fields before.
+    step = fields + 1
+    pieces = np.empty(len(listed) * step + len(order), dtype=np.int32)
+    elements = np.arange(len(order))
+    term, key = np.divmod(group, fields)
+    pieces[term * step + 1 + key + elements] = np.where(elements == starts[group], first["ref"] + doc,
+                                                        first["more ref"] + doc)
+    heads = np.arange(len(listed)) * step + starts[::fields]
+    pieces[heads] = first["posting"] + listed
+    closes = np.repeat(np.arange(len(listed)) * step + 1, fields) + np.tile(np.arange(fields), len(listed)) + ends
+    pieces[closes] = np.tile(np.r_[first["next field"] + np.arange(fields - 1), _POSTING_END], len(listed))
+    last = np.cumsum(per_chunk)[per_chunk > 0] - 1  # the place of each chunk's last term
+    pieces[closes[fields - 1::fields][last]] = _LAST_POSTING_END
+    return pieces, np.r_[heads, len(pieces)][np.r_[0, np.cumsum(per_chunk)]]
 
 
 def _dump(value: Any) -> bytes:

@@ -353,48 +353,49 @@ def test_the_assembled_index_is_lunr_builders_to_the_byte(bundled_catalog):
         docs.append(search.SearchDoc(str(len(docs)), f"x{n}", text[:40], "u", (), (), text,
                                      "" if n % 3 else " ; ".join(rng.choices(words, k=3))))
     expected = lunr_index(docs)
-    assert json.dumps(search.build_index(docs)) == json.dumps(expected)
+    assert json.dumps(search.serialize(search.build_index(docs))) == json.dumps(expected)
     # and from a warm cache
     cache = Cache(Path("/nonexistent-cache-folder-never-written"))
     stage = cache.stage("search", search.DocTerms)
     stage.loaded = {digest(d.title, d.names, d.text): search.doc_terms(d) for d in docs}
-    assert json.dumps(search.build_index(docs, cache)) == json.dumps(expected)
+    assert json.dumps(search.serialize(search.build_index(docs, cache))) == json.dumps(expected)
     assert stage.hits == len({(d.title, d.names, d.text) for d in docs}) and stage.misses == 0
 
 
 def test_chunk_files_and_term_sizes_are_what_the_plain_serialization_gives(bundled_catalog):
     import json
     index = search.build_index(search.search_docs(bundled_catalog))
+    plain = search.serialize(index)
     for target in (None, 500, 5000, search.CHUNK_TARGET):
         chunks = search.split_index(index, target)
-        postings = dict(index["invertedIndex"])
+        postings = dict(plain["invertedIndex"])
         owner = {postings[t]["_index"]: n for n, c in enumerate(chunks) for t in c.terms}
         parts: list[list] = [[] for _ in chunks]
-        for field_ref, elements in index["fieldVectors"]:
+        for field_ref, elements in plain["fieldVectors"]:
             kept: dict[int, list] = {}
             for i in range(0, len(elements), 2):
                 kept.setdefault(owner[elements[i]], []).extend(elements[i:i + 2])
             for n, found in kept.items():
                 parts[n].append([field_ref, found])
-        expected = [json.dumps({"version": index["version"], "fields": index["fields"],
-                                "fieldVectors": parts[n], "pipeline": index["pipeline"],
+        expected = [json.dumps({"version": plain["version"], "fields": plain["fields"],
+                                "fieldVectors": parts[n], "pipeline": plain["pipeline"],
                                 "invertedIndex": [[t, postings[t]] for t in c.terms]},
                                **search._JSON).encode()
                     for n, c in enumerate(chunks)]
         assert search._chunk_data(index, chunks) == expected, target
     sizes: dict[int, int] = {}
-    for field_ref, elements in index["fieldVectors"]:
+    for field_ref, elements in plain["fieldVectors"]:
         header = (len(field_ref) + 8) * 2 // max(len(elements), 2)
         for i in range(0, len(elements), 2):
             sizes[elements[i]] = sizes.get(elements[i], 0) + header + len(f"{elements[i]},{elements[i + 1]},")
     assert search._term_sizes(index) == {
         term: len(json.dumps([term, posting], **search._JSON)) + 1 + sizes.get(posting["_index"], 0)
-        for term, posting in index["invertedIndex"]}
+        for term, posting in plain["invertedIndex"]}
 
 
 def test_an_empty_catalog_has_an_empty_index():
     index = search.build_index([])
-    assert index["invertedIndex"] == [] and index["fieldVectors"] == []
+    assert search.serialize(index)["invertedIndex"] == [] and search.serialize(index)["fieldVectors"] == []
     assert len(search._chunk_data(index, search.split_index(index))) == 1
 
 
@@ -406,3 +407,14 @@ def bundled_catalog():
     loaded, _ = read_content(BUNDLED)
     found, _ = make_catalog(list(loaded.listings), loaded.taxonomy)
     return found
+
+
+def test_weights_round_to_three_places_as_pythons_round_does():
+    import numpy as np
+    rng = random.Random(7)
+    # Halves that are exact in binary (0.0625), decimals just off a half (2.675), and ordinary weights.
+    values = [k / 16 for k in range(400)] + [k / 1000 + 0.0005 for k in range(20000)]
+    values += [rng.uniform(0, 60) for _ in range(20000)] + [0.0, 1e-9, 0.0004999999999, 59.9995]
+    expected = [round(round(v, 3) * 1000) for v in values]
+    assert search._thousandths(np.array(values)).tolist() == expected
+    assert [repr(n / 1000) for n in expected] == [repr(round(v, 3)) for v in values]
