@@ -13,9 +13,12 @@ import json
 import math
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate, chain, count
+from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -24,7 +27,7 @@ from lunr import __TARGET_JS_VERSION__ as LUNR_TARGET_JS_VERSION
 from . import urls
 from .abstract import plain_text
 from .cache import Cache, digest, digest_of, paused_gc
-from .lunrjs import LUNR_VERSION, index_term, search_pipeline, tokenize
+from .lunrjs import LUNR_VERSION, index_terms, search_pipeline, tokenize
 from .model import Catalog, Paper
 
 SEARCH_DIR = "search"
@@ -126,21 +129,19 @@ class DocTerms:
     fields: tuple[tuple[tuple[str, ...], tuple[int, ...], int], ...]
 
 
+_is_term = partial(is_not, None)
+
+
 def doc_terms(doc: SearchDoc) -> DocTerms:
     """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline)."""
     texts = {"title": _indexed(plain_text(doc.title)), "names": doc.names, "abstract": _indexed(doc.text)}
     fields = []
     for name, _ in FIELDS:
-        counts: dict[str, int] = {}
-        length = 0
-        # lunr.js's tokenizer, then lunr.py's Tokenizer (which lowercases a list's tokens once more) and
-        # the pipeline, which drops stop words and words of punctuation.
-        for token in tokenize(texts[name]):
-            term = index_term(token.lower())
-            if term is not None:
-                counts[term] = counts.get(term, 0) + 1
-                length += 1
-        fields.append((tuple(counts), tuple(counts.values()), length))
+        # lunr.js's tokenizer, then lunr.py's Tokenizer (which lowercases a list's tokens once more: a
+        # no-op on lower-case text, tests/test_search_index.py checks) and the pipeline, which drops
+        # stop words and words of punctuation. A Counter keeps the order of first use.
+        counts = Counter(filter(_is_term, index_terms(tokenize(texts[name]))))
+        fields.append((tuple(counts), tuple(counts.values()), counts.total()))
     return DocTerms(tuple(fields))
 
 
