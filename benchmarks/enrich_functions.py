@@ -75,6 +75,7 @@ def run(abstracts: list[str], taxonomy: tuple) -> tuple[dict[str, tuple[float, f
     doc_terms = timed("search.doc_terms", lambda: [search.doc_terms(d) for d in search_docs])
     index = timed("search.assemble_index", lambda: search.assemble_index([d.ref for d in search_docs],
                                                                          doc_terms))
+    outputs["search.assemble_index"] = search.serialize(index)  # the Index's repr would elide its arrays
     chunks = search.split_index(index)
     timed("search._chunk_data", lambda: search._chunk_data(index, chunks))
     return seconds, outputs
