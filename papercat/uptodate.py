@@ -87,11 +87,12 @@ def remember(cache: Cache, inputs: Inputs, out: Path, papers: int, venues: int, 
 def site_files(out: Path) -> tuple[tuple[str, int, int], ...]:
     """Return every file below ``out`` with its size and modification time, sorted by path."""
     found = []
-    for root, _, names in os.walk(out):
+    top = os.fspath(out)
+    for root, _, names in os.walk(top):
+        folder = root[len(top) + 1:] + "/" if root != top else ""  # os.path.relpath, at a tenth of the cost
         for name in names:
-            path = os.path.join(root, name)
-            st = os.lstat(path)
-            found.append((os.path.relpath(path, out), st.st_size, st.st_mtime_ns))
+            st = os.lstat(os.path.join(root, name))
+            found.append((folder + name, st.st_size, st.st_mtime_ns))
     return tuple(sorted(found))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 
 import pytest
 
@@ -114,15 +115,30 @@ def test_rewritten_files_are_world_readable(tmp_path):
                      "feeds": 0o755, "feeds/new.xml": 0o644}
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002, 0o000])
 def test_files_and_folders_are_world_readable_whatever_the_umask(tmp_path, umask):
     site = tmp_path / "site"
     old = os.umask(umask)
     try:
-        _site(tmp_path, {"index.html": b"1", "papers/a/index.html": b"a"})
+        _site(tmp_path, {"index.html": b"1", "papers/a/index.html": b"a"})  # a new folder
+        first = {p.relative_to(site).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [site, *site.rglob("*")]}
         _site(tmp_path, {"index.html": b"2", "papers/a/index.html": b"a", "papers/b/index.html": b"b"})
     finally:
         os.umask(old)
     modes = {p.relative_to(site).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in [site, *site.rglob("*")]}
-    assert modes == {".": 0o755, MARKER: 0o644, "index.html": 0o644, "papers": 0o755, "papers/a": 0o755,
-                     "papers/a/index.html": 0o644, "papers/b": 0o755, "papers/b/index.html": 0o644}
+    assert first == {".": 0o755, MARKER: 0o644, "index.html": 0o644, "papers": 0o755, "papers/a": 0o755,
+                     "papers/a/index.html": 0o644}
+    assert modes == {**first, "papers/b": 0o755, "papers/b/index.html": 0o644}
+
+
+def test_many_files_are_written_by_threads_that_have_all_ended_on_return(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERCAT_JOBS", "2")
+    first = {f"papers/{n}.html": b"%d" % n for n in range(3000)}
+    _site(tmp_path, {**first, "index.html": b"home"})
+    second = {**first, **{f"papers/{n}.html": b"new %d" % n for n in range(0, 3000, 3)}, "a/b/c.html": b"c"}
+    report = _site(tmp_path, second)
+    assert [t.name for t in threading.enumerate() if t.name.startswith("papercat-writer")] == []
+    assert len(report.written) == 1001 and report.unchanged == 2000 and report.removed == ("index.html",)
+    site = tmp_path / "site"
+    assert {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()} == \
+        {**second, MARKER: b""}
