@@ -18,7 +18,7 @@ index, related papers, the map, feeds and sitemaps are all made):
 - no change: the same again, with the cache and the site the cold build left (papercat finds the
   site already what the content makes: uptodate.py);
 - touched: the same again after every file of the site was given another modification time, so
-  that check fails and the whole build runs on its cache, to find nothing to write;
+  that check reads the files and compares them by content, to find nothing to write;
 - add listing: the extra listing copied in, then built with that cache and site.
 
 Times are wall-clock as the build measures them (``Result.seconds`` and its steps). Peak memory is
@@ -345,8 +345,7 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
     else:
         found.append((target, "–", "not measured"))
     for name, share, what in (("no change", NO_CHANGE_SHARE, "no-change rebuild"),
-                              ("touched", NO_CHANGE_SHARE, ("no-change rebuild that cannot use the up-to-date "
-                               "check (site files touched)")),
+                              ("touched", NO_CHANGE_SHARE, "no-change rebuild with the site's files touched"),
                               ("add listing", ADD_SHARE, "adding a listing of 5 % more papers (1,000 at 20,000)")):
         row, note = at_target(lambda r, name=name: _ratio(r, name) is not None)
         target = f"{what} ≤ {share:.0%} of the full build ({n} papers)"

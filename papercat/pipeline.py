@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import time
@@ -178,6 +179,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
             inputs = build_inputs(paths, strict, base_url, record_history)
             done = built_site(cache, inputs, paths.out)
             if done is not None:  # the site is already what these inputs make
+                cache.save()  # new modification times, if the check compared files by content
                 clock.lap("check")
                 log.info("the site in %s is already what the content makes; nothing to do", paths.out)
                 return Result(None, done.warnings, done.file_count, clock.total(), True, clock.laps,
@@ -220,6 +222,9 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     if write:
         with progress.stage("writing", unit="files") as bar:
             report = write_site(files, paths.out)
+            # What the up-to-date check compares touched files with, hashed while the bytes are at hand.
+            digests = ({rel: hashlib.sha256(data).digest() for rel, data in files.files.items()}
+                       if inputs is not None else {})
             del files  # on disk now: the cache is saved without every page held as well
             bar.advance(len(report.written))  # write_site reports once, at the end
             if record_history:
@@ -228,7 +233,8 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
                 if inputs is not None:
                     inputs = inputs.with_file(history_file, history_file.read_bytes())
             if inputs is not None:
-                remember(cache, inputs, paths.out, *counts, file_count, warnings)
+                remember(cache, inputs, paths.out, *counts, file_count, warnings, digests)
+            del digests
             cache.save()  # only after a good write: a failed build leaves the cache as it was
         log.info("wrote %d files to %s, %d unchanged, %d removed", len(report.written), paths.out,
                  report.unchanged, len(report.removed))

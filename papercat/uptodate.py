@@ -4,17 +4,20 @@ A build's output is a function of its inputs: every file of the content folder (
 included), the templates, the static files, papercat's code and libraries (the cache's code
 fingerprint), the base URL, --strict, whether history is recorded, SOURCE_DATE_EPOCH, and the
 output folder. After a good build, the cache keeps, under the sha256 of all of them, what the
-output folder then held: each file's path, size and modification time. When the next build has
-the same inputs and finds the folder exactly so (no file changed, added or removed since), there is
-nothing to do: it reports the last build's summary and warnings and writes nothing. Anything else,
-a changed listing or a hand-edited page alike, makes a whole build, which puts the site right.
+output folder then held: each file's path, size, modification time and sha256. When the next build
+has the same inputs and finds the folder exactly so (no file changed, added or removed since), there
+is nothing to do: it reports the last build's summary and warnings and writes nothing. When only
+modification times differ (the files were touched, copied or checked out again), the files whose
+time changed are read and compared by sha256: the same bytes are the same site, and the new times
+are recorded. Anything else, a changed listing or a hand-edited page alike, makes a whole build,
+which puts the site right.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .cache import Cache, code_fingerprint, digest_of
@@ -30,6 +33,7 @@ class BuiltSite:
     """What a build left in its output folder, and its summary, for the next build to reuse."""
 
     files: tuple[tuple[str, int, int], ...]  # (path below the folder, size, mtime in ns), sorted by path
+    digests: tuple[bytes, ...]  # the sha256 of each of those files, in the same order
     papers: int
     venues: int
     topics: int
@@ -70,18 +74,42 @@ def read_inputs(folders: list[Path], out: Path, settings: list[str], skip: Path 
 
 
 def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
-    """Return what the last build made from exactly ``inputs``, if ``out`` still holds just that."""
-    found = cache.stage(STAGE, BuiltSite, single=True).get(inputs.key())
-    if found is None or site_files(out) != found.files:
+    """Return what the last build made from exactly ``inputs``, if ``out`` still holds just that.
+
+    Files whose modification time alone changed are compared by content; when they all hold the
+    bytes recorded, the new times are recorded (saved with the cache), so the next check is quick.
+    """
+    stage = cache.stage(STAGE, BuiltSite, single=True)
+    key = inputs.key()
+    found = stage.get(key)
+    if found is None or len(found.digests) != len(found.files):
         return None
+    now = site_files(out)
+    if now == found.files:
+        return found
+    if len(now) != len(found.files):
+        return None
+    for (path, size, mtime), (old_path, old_size, old_mtime), sha in zip(now, found.files, found.digests):
+        if path != old_path or size != old_size:
+            return None
+        if mtime != old_mtime and _sha256(out / path) != sha:
+            return None
+    found = replace(found, files=now)
+    stage.put(key, found)
     return found
 
 
 def remember(cache: Cache, inputs: Inputs, out: Path, papers: int, venues: int, topics: int,
-             file_count: int, warnings: tuple[Problem, ...]) -> None:
-    """Record what the build just wrote into ``out`` from ``inputs`` (saved with the cache)."""
+             file_count: int, warnings: tuple[Problem, ...], digests: dict[str, bytes]) -> None:
+    """Record what the build just wrote into ``out`` from ``inputs`` (saved with the cache).
+
+    ``digests`` gives the sha256 of the files the build wrote or kept, by their path below ``out``
+    (so that they need not be read again); any other file of the folder (papercat's marker) is read.
+    """
+    files = site_files(out)
     cache.stage(STAGE, BuiltSite, single=True).put(
-        inputs.key(), BuiltSite(site_files(out), papers, venues, topics, file_count, warnings))
+        inputs.key(), BuiltSite(files, tuple(digests.get(path) or _sha256(out / path) for path, _, _ in files),
+                                papers, venues, topics, file_count, warnings))
 
 
 def site_files(out: Path) -> tuple[tuple[str, int, int], ...]:
@@ -94,6 +122,11 @@ def site_files(out: Path) -> tuple[tuple[str, int, int], ...]:
             st = os.lstat(os.path.join(root, name))
             found.append((folder + name, st.st_size, st.st_mtime_ns))
     return tuple(sorted(found))
+
+
+def _sha256(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").digest()
 
 
 def _name(path: Path) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,17 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
+def _same_size_edit(path: Path) -> None:
+    data = path.read_bytes()
+    assert b"<html" in data
+    path.write_bytes(data.replace(b"<html", b"<HTML", 1))
+
+
+def _touch(folder: Path, ns: int = 1_000_000_000) -> None:
+    for path in folder.rglob("*"):
+        os.utime(path, ns=(ns, ns))
+
+
 CHANGES: dict[str, Callable[[Paths], None]] = {
     "a listing edited": lambda p: _append(p.content / "listings" / "b.txt", f"\n{ABSTRACT_B} Twice.\n"),
     "a listing added": lambda p: (p.content / "listings" / "d.txt").write_text(
@@ -53,6 +65,7 @@ CHANGES: dict[str, Callable[[Paths], None]] = {
     "a template edited": lambda p: _append(p.templates / "paper.html", "{# a comment #}\n"),
     "a static file edited": lambda p: _append(p.static / "style.css", "\n/* more */\n"),
     "a page edited by hand": lambda p: _append(p.out / "index.html", "<!-- hand edit -->"),
+    "a page edited by hand, same size": lambda p: _same_size_edit(p.out / "index.html"),
     "a page deleted": lambda p: (p.out / "venues" / "index.html").unlink(),
     "a stray file in the site": lambda p: (p.out / "stray.html").write_text("x", encoding="utf-8"),
 }
@@ -111,3 +124,43 @@ def test_without_a_cache_or_when_checking_every_build_runs(small_content, tmp_pa
     build(cached)
     checked = build(cached, write=False)
     assert checked.catalog is not None and checked.changes is None
+
+
+def test_touched_files_with_the_same_bytes_are_up_to_date(project):
+    first = build(project, base_url=BASE_URL)
+    before = tree(project.out)
+    _touch(project.out)
+    again = build(project, base_url=BASE_URL)
+    assert again.catalog is None and list(again.steps) == ["check"], "compared by content: nothing to build"
+    assert again.files == first.files and again.warnings == first.warnings
+    assert tree(project.out) == before
+    assert all(p.stat().st_mtime_ns == 1_000_000_000 for p in project.out.rglob("*") if p.is_file()), \
+        "nothing was written"
+    assert build(project, base_url=BASE_URL).catalog is None, "the new times were recorded"
+
+
+def test_a_touched_file_compared_by_content_is_read_only_once(project, monkeypatch):
+    from papercat import uptodate
+
+    build(project, base_url=BASE_URL)
+    _touch(project.out / "papers")
+    read = []
+    original = uptodate._sha256
+    monkeypatch.setattr(uptodate, "_sha256", lambda path: read.append(path) or original(path))
+    assert build(project, base_url=BASE_URL).catalog is None
+    assert read and all(p.parent == project.out / "papers" for p in read), "only the touched files are read"
+    read.clear()
+    assert build(project, base_url=BASE_URL).catalog is None
+    assert read == [], "and the next check compares times only"
+
+
+def test_a_touched_file_with_other_bytes_makes_a_whole_build(project, tmp_path):
+    build(project, base_url=BASE_URL)
+    page = project.out / "index.html"
+    _same_size_edit(page)
+    _touch(project.out, 2_000_000_000)
+    assert build(project, base_url=BASE_URL).catalog is not None
+    fresh = tmp_path / "fresh"
+    build(Paths(project.content, fresh, project.templates, project.static, None), base_url=BASE_URL,
+          record_history=False)
+    assert tree(project.out) == tree(fresh)
