@@ -136,15 +136,14 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS):
                 calls.append(len(items) >= min_items and parallel.jobs() > 1 and parallel._can_fork())
                 return real(compute, items, done, min_items)
-            import papercat.cache, papercat.enrich.keyphrases, papercat.paper_map, papercat.pipeline
-            for module in (papercat.cache, papercat.pipeline, related, papercat.enrich.keyphrases,
-                           papercat.paper_map):
+            import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
+            for module in (papercat.cache, papercat.pipeline, related, papercat.enrich.keyphrases):
                 module.parallel_map = counting
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
                   base_url="https://example.org/catalog/", record_history=False)
             # abstracts, titles, keyphrases (analysed, picked), related terms and blocks, topics, search names and
-            # terms, map words, pages
-            assert sum(calls) >= (11 if {jobs!r} == "2" else 0), calls
+            # terms, pages
+            assert sum(calls) >= (10 if {jobs!r} == "2" else 0), calls
         """, jobs)
         sites[jobs] = tree(out)
     assert len(sites["1"]) > 400
