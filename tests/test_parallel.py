@@ -148,3 +148,14 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
         sites[jobs] = tree(out)
     assert len(sites["1"]) > 400
     assert sites["1"] == sites["2"]
+
+
+@pytest.mark.parametrize("given, expected", [(None, "1"), ("3", "3")])
+def test_blas_runs_one_thread_per_process_unless_the_user_says_otherwise(given, expected):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = "import os, papercat.pipeline; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    done = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.stdout.strip() == expected
