@@ -13,8 +13,9 @@ from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
 from .errors import Problem
 from .listing import Listing
-from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
+from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue, paper_order
 from .overrides import Override
+from .paper_map import places as map_places
 from .progress import Stage
 from .text import collapse_spaces
 
@@ -54,7 +55,9 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar.restart("keyphrases")
     phrases = _keyphrases(docs, cache, bar)
     bar.restart("related papers")
-    near = _related(docs, phrases, cache, bar)
+    order = paper_order(list(venues.values()), venue_order, {m.id: m.found[0][1] for m in merged})
+    position = {m.id: n for n, m in enumerate(merged)}
+    near, places = _related(docs, phrases, [position[i] for i in order], cache, bar)
     bar.restart("topics")
     taxonomy_key = digest(repr(taxonomy))
     matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
@@ -68,7 +71,8 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
         for m, r, title, own, found, derived in zip(merged, rendered, titles, phrases, near, matches)
     ]
     topics = (*taxonomy, OTHER)
-    return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order), problems
+    return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order,
+                            dict(zip(order, places))), problems
 
 
 def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Venue], dict[str, list[str]],
@@ -133,22 +137,32 @@ def _keyphrases(docs: list[tuple[str, str]], cache: Cache, bar: Stage) -> list[t
     return found
 
 
-def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]],
-             cache: Cache, bar: Stage) -> list[tuple[Related, ...]]:
-    """Return every paper's related papers: each paper's terms counted alone (cached), then compared."""
-    memo = cache.stage("related-catalog", list, single=True)
-    key = digest_of(_doc_parts("related", docs, phrases))
-    found = memo.get(key)
-    if found is not None:
+def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]], rows: list[int],
+             cache: Cache, bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
+    """Return every paper's related papers and the places on the map of papers ``rows`` (catalog order).
+
+    Both come from each paper's terms, counted alone (cached), then compared across the catalog.
+    """
+    near_memo = cache.stage("related-catalog", list, single=True)
+    near_key = digest_of(_doc_parts("related", docs, phrases))
+    map_memo = cache.stage("map", list, single=True)
+    map_key = digest_of(_doc_parts("map", [docs[r] for r in rows]))
+    near, places = near_memo.get(near_key), map_memo.get(map_key)
+    if near is not None and places is not None:
         bar.advance(len(docs))
-    else:
-        terms = cache.stage("related", related.PaperTerms).map(lambda doc: related.terms(*doc), docs,
-                                                                 lambda doc: digest(*doc), bar.advance)
+        return near, places
+    stage = cache.stage("related", related.PaperTerms)
+    terms = stage.map(lambda doc: related.terms(*doc), docs, lambda doc: digest(*doc), bar.advance)
+    if places is None:
+        bar.note("placing papers on the map")
+        places = map_places([terms[r] for r in rows])
+        map_memo.put(map_key, places)
+    if near is None:
         bar.note("comparing papers")
-        found = related.relate(docs, terms, phrases)
-        memo.put(key, found)
-        cache.stage("related", related.PaperTerms).close()
-    return found
+        near = related.relate(docs, terms, phrases)
+        near_memo.put(near_key, near)
+    stage.close()
+    return near, places
 
 
 def _doc_parts(stage: str, docs: list[tuple[str, str]],

@@ -108,6 +108,7 @@ class Catalog:
     topics: tuple[Topic, ...]  # taxonomy order, "Other" last when used
     by_venue: dict[str, tuple[Paper, ...]] = field(default_factory=dict)  # listing order
     by_topic: dict[str, tuple[Paper, ...]] = field(default_factory=dict)  # catalog order
+    places: dict[str, tuple[int, int]] = field(default_factory=dict)  # paper id -> (x, y) on the map
 
     @classmethod
     def assemble(
@@ -116,15 +117,24 @@ class Catalog:
         venues: list[Venue],
         topics: list[Topic],
         venue_order: dict[str, list[str]],
+        places: dict[str, tuple[int, int]] | None = None,
     ) -> Catalog:
         """Build the sorted indexes; ``venue_order`` gives each venue's paper ids in listing order."""
         by_id = {p.id: p for p in papers}
-        ordered_venues = sorted(venues, key=lambda v: (-v.year, v.name.casefold(), v.slug))
+        ordered_venues = sorted_venues(venues)
         by_venue = {v.slug: tuple(by_id[i] for i in venue_order[v.slug]) for v in ordered_venues}
-        ordered: list[Paper] = []
-        for v in ordered_venues:
-            ordered.extend(p for p in by_venue[v.slug] if p.venue == v.slug)
+        ordered = [by_id[i] for i in paper_order(ordered_venues, venue_order, {p.id: p.venue for p in papers})]
         used = {slug for p in ordered for slug in p.topic_slugs}
         kept_topics = tuple(t for t in topics if t.slug in used or t.slug != "other")
         by_topic = {t.slug: tuple(p for p in ordered if t.slug in p.topic_slugs) for t in kept_topics}
-        return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic)
+        return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic, places or {})
+
+
+def sorted_venues(venues: list[Venue]) -> list[Venue]:
+    """Return the venues in catalog order: newest year first, then by name."""
+    return sorted(venues, key=lambda v: (-v.year, v.name.casefold(), v.slug))
+
+
+def paper_order(venues: list[Venue], venue_order: dict[str, list[str]], primary: dict[str, str]) -> list[str]:
+    """Return the paper ids in catalog order: by primary venue (``primary``: id -> slug), then listing position."""
+    return [i for v in sorted_venues(venues) for i in venue_order[v.slug] if primary[i] == v.slug]

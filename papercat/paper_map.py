@@ -3,12 +3,12 @@
 The words of each paper's title and abstract (``enrich.related.terms``' words) make a TF-IDF matrix; its
 two principal components (a truncated SVD of the centred matrix, ARPACK with a fixed start vector,
 signs fixed) give each paper a place, scaled into a square and rounded to whole units, so the same
-content always gives the same map.
+content always gives the same map. The places are worked out while enriching (catalog.py), from the
+terms the related papers are found with; ``paper_map`` lays out the dots.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,9 +16,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, svds
 
-from .enrich.keyphrases import term_runs
+from .enrich.related import PaperTerms, terms
 from .model import Catalog
-from .parallel import parallel_map
 
 SIZE = 1000  # the map's viewBox is SIZE x SIZE units
 MARGIN = 20  # units kept free at each edge, so a dot is never cut by the frame
@@ -53,36 +52,31 @@ class PaperMap:
 PALETTE = 16  # colours c0..c15 in style.css; topics beyond it share colours (the legend says which)
 
 
-def tfidf(docs: Sequence[tuple[str, str]]) -> sparse.csr_matrix:
-    """Return the l2-normalised TF-IDF matrix (papers x words) of (title, plain text) pairs."""
+def places(papers: Sequence[PaperTerms]) -> list[tuple[int, int]]:
+    """Return each paper's place (x, y) on the map, from its terms (``enrich.related.terms``)."""
+    return [(x, y) for x, y in scale(principal_components(tfidf(papers))).tolist()]
+
+
+def tfidf(papers: Sequence[PaperTerms]) -> sparse.csr_matrix:
+    """Return the l2-normalised TF-IDF matrix (papers x words) of the papers' words (n-grams aside)."""
     columns: dict[str, int] = {}
     rows, cols, counts = [], [], []
-    for row, words in enumerate(parallel_map(_word_counts, docs)):
-        for key, times in words:
+    for row, paper in enumerate(papers):
+        for key, _, times in paper.words:  # a word spelt two ways is two entries, summed by csr_matrix
             rows.append(row)
             cols.append(columns.setdefault(key, len(columns)))
             counts.append(times)
-    shape = (len(docs), max(1, len(columns)))
+    shape = (len(papers), max(1, len(columns)))
     if not rows:
         return sparse.csr_matrix(shape)
     rows_a, cols_a = np.array(rows), np.array(cols)
     df = np.bincount(cols_a, minlength=shape[1])
-    data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * (np.log((1 + len(docs)) / (1 + df)) + 1.0)[cols_a]
-    norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(docs)))
+    data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * (np.log((1 + len(papers)) / (1 + df)) + 1.0)[cols_a]
+    norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(papers)))
     data /= np.where(norms > 0, norms, 1.0)[rows_a]
     matrix = sparse.csr_matrix((data, (rows_a, cols_a)), shape=shape)
     matrix.sort_indices()
     return matrix
-
-
-def _word_counts(doc: tuple[str, str]) -> list[tuple[str, int]]:
-    """Return a paper's words (keys) with their counts, in order of first use.
-
-    enrich.related.terms(title, text).words without its n-grams, which the map never reads.
-    """
-    title, text = doc
-    return [(key, times) for (key, _), times in
-            Counter(word for run in term_runs(title) + term_runs(text) for word in run).items()]
 
 
 def principal_components(matrix: sparse.csr_matrix, k: int = 2) -> np.ndarray:
@@ -146,14 +140,17 @@ def short(title: str, limit: int) -> str:
 
 
 def paper_map(catalog: Catalog) -> PaperMap:
-    """Lay out every paper of the catalog on the map, coloured by its first topic."""
+    """Lay out every paper of the catalog at its place on the map, coloured by its first topic."""
     papers = catalog.papers
-    points = scale(principal_components(tfidf([(p.title, p.text) for p in papers])))
+    if len(catalog.places) == len(papers):
+        points = [catalog.places[p.id] for p in papers]
+    else:  # a catalog assembled without places
+        points = places([terms(p.title, p.text) for p in papers])
     colours = {t.slug: i % PALETTE for i, t in enumerate(catalog.topics)}
     names = {t.slug: t.name for t in catalog.topics}
     limit = SHORT_LABEL if len(papers) >= SHORT_LABELS_FROM else None
     dots = []
-    for paper, (x, y) in zip(papers, points.tolist()):
+    for paper, (x, y) in zip(papers, points):
         slug = paper.topics[0].slug if paper.topics else ""
         title = short(paper.title, limit) if limit else paper.title
         dots.append(Dot(paper.id, f"{title} ({names.get(slug, 'no topic')})", slug, colours.get(slug, 0), x, y))

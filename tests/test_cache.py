@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from lunr.builder import Builder
 
 from papercat import cache as cache_module
-from papercat import catalog, search
+from papercat import catalog, paper_map, search
 from papercat.abstract import RenderedAbstract
 from papercat.cache import Cache, digest, seal
 from papercat.cli import main
@@ -43,7 +43,7 @@ NEW = [
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
 STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrases-catalog", "related", "related-catalog",
-          "search", "search-catalog", "search-names", "site"]
+          "map", "search", "search-catalog", "search-names", "site"]
 
 
 def listing(header: str, abstracts: list[str]) -> str:
@@ -132,6 +132,23 @@ def test_a_warm_rebuild_computes_nothing_and_writes_no_cache_file(content, tmp_p
     assert snapshot(tmp_path / "cache") == before
 
 
+def test_a_rebuild_of_a_touched_site_takes_the_map_and_related_papers_from_the_cache(content, tmp_path, calls,
+                                                                                   monkeypatch):
+    folder = content("c")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    for path in (tmp_path / "site").rglob("*.html"):  # so the up-to-date check finds the site changed
+        path.write_bytes(path.read_bytes() + b" ")
+    layouts = Counter()
+    monkeypatch.setattr(paper_map, "principal_components", _counting(paper_map.principal_components, "pca",
+                                                                     layouts))
+    calls.clear()
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    assert layouts["pca"] == calls["terms"] == calls["relate"] == 0, (layouts, calls)
+    shutil.rmtree(tmp_path / "cache")
+    run(folder, tmp_path / "plain")
+    assert tree(tmp_path / "plain") == tree(tmp_path / "site")
+
+
 def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls):
     folder, plain = content("c"), content("plain")  # the same builds without a cache, for comparison
     run(folder, tmp_path / "site", tmp_path / "cache")
@@ -164,7 +181,7 @@ def test_entries_of_removed_papers_are_pruned(content, tmp_path):
         assert set(entries(tmp_path / "cache", name)) == docs
     for name in ("titles", "topics", "search", "search-names"):
         assert len(entries(tmp_path / "cache", name)) == 7
-    for name in ("keyphrases-catalog", "related-catalog", "search-catalog"):
+    for name in ("keyphrases-catalog", "related-catalog", "map", "search-catalog"):
         assert len(entries(tmp_path / "cache", name)) == 1
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from papercat.paper_map import SIZE, principal_components, scale, short, tfidf
+from papercat.enrich.related import terms
+from papercat.paper_map import SIZE, places, principal_components, short, tfidf
 from papercat.pipeline import Paths, build
 from papercat.stats import SHADES, shade
 from tests.conftest import BUNDLED
@@ -188,12 +189,12 @@ def test_similar_papers_sit_closer_than_dissimilar_ones(make_content, tmp_path, 
 
 
 def test_layout_functions_are_deterministic_and_in_range():
-    docs = [("", text) for text in GRAPHS + ASTRONOMY]
-    points = scale(principal_components(tfidf(docs)))
-    again = scale(principal_components(tfidf(docs)))
-    assert points.tolist() == again.tolist()
-    assert points.min() >= 0 and points.max() <= SIZE
-    assert scale(principal_components(tfidf([("", GRAPHS[0])]))).tolist() == [[SIZE // 2, SIZE // 2]]
+    papers = [terms("", text) for text in GRAPHS + ASTRONOMY]
+    points = places(papers)
+    assert places(papers) == points
+    assert all(0 <= c <= SIZE for point in points for c in point)
+    assert places([terms("", GRAPHS[0])]) == [(SIZE // 2, SIZE // 2)]
+    assert places([]) == []
     assert principal_components(tfidf([])).shape == (0, 2)
 
 

@@ -136,16 +136,26 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS):
                 calls.append(len(items) >= min_items and parallel.jobs() > 1 and parallel._can_fork())
                 return real(compute, items, done, min_items)
-            import papercat.cache, papercat.enrich.keyphrases, papercat.paper_map, papercat.pipeline
-            for module in (papercat.cache, papercat.pipeline, related, papercat.enrich.keyphrases,
-                           papercat.paper_map):
+            import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
+            for module in (papercat.cache, papercat.pipeline, related, papercat.enrich.keyphrases):
                 module.parallel_map = counting
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
                   base_url="https://example.org/catalog/", record_history=False)
             # abstracts, titles, keyphrases (analysed, picked), related terms and blocks, topics, search names and
-            # terms, map words, pages
-            assert sum(calls) >= (11 if {jobs!r} == "2" else 0), calls
+            # terms, pages
+            assert sum(calls) >= (10 if {jobs!r} == "2" else 0), calls
         """, jobs)
         sites[jobs] = tree(out)
     assert len(sites["1"]) > 400
     assert sites["1"] == sites["2"]
+
+
+@pytest.mark.parametrize("given, expected", [(None, "1"), ("3", "3")])
+def test_blas_runs_one_thread_per_process_unless_the_user_says_otherwise(given, expected):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = "import os, papercat.pipeline; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    done = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.stdout.strip() == expected

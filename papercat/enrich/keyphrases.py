@@ -517,17 +517,15 @@ class _Vocabulary:
     BITS = 21  # bits per word of a phrase code: three words and 2 million keys fit in an int64
 
     def __init__(self) -> None:
-        self.tokens: dict[_Token, int] = {}  # word (as written) -> its key's number
         self.keys: dict[str, int] = {}
 
-    def key_number(self, token: _Token) -> int:
-        """Return the number of a word's key, numbering the word and its key when new."""
-        number = self.tokens.get(token)
-        if number is None:
-            number = self.tokens[token] = self.keys.setdefault(token[0], len(self.keys))
-            if len(self.keys) >= 1 << self.BITS:
-                raise ValueError("more distinct words than keyphrase codes can hold")
-        return number
+    def key_numbers(self, tokens: Sequence[_Token]) -> list[int]:
+        """Return the numbers of words' keys, numbering each key when new."""
+        keys = self.keys
+        numbers = [keys.setdefault(token[0], len(keys)) for token in tokens]
+        if len(keys) >= 1 << self.BITS:
+            raise ValueError("more distinct words than keyphrase codes can hold")
+        return numbers
 
     @staticmethod
     def decode(packed: np.ndarray, table: list[_Token]) -> list[tuple[list[_Token], int]]:
@@ -540,14 +538,22 @@ class _Vocabulary:
                 runs[-1][0].append(table[number])
         return runs
 
-    def phrase_codes(self, keys: np.ndarray) -> np.ndarray:
-        """Return the distinct codes of the 1-3 word phrases in packed key numbers (-1 opens a run)."""
+    def phrase_codes(self, keys: np.ndarray, papers: np.ndarray) -> np.ndarray:
+        """Return the codes of the 1-3 word phrases in packed key numbers (-1 opens a run), once per paper.
+
+        ``papers`` numbers the paper of each key number; each paper's keys start with -1.
+        """
         shift, k = self.BITS, keys + 1  # 0 opens a run and never joins a phrase
         ok = k > 0
         pairs, triples = ok[:-1] & ok[1:], ok[:-2] & ok[1:-1] & ok[2:]
-        codes = [k[ok], ((k[:-1] << shift) | k[1:])[pairs],
-                 ((k[:-2] << 2 * shift) | (k[1:-1] << shift) | k[2:])[triples]]
-        return np.unique(np.concatenate(codes))
+        codes = np.concatenate([k[ok], ((k[:-1] << shift) | k[1:])[pairs],
+                                ((k[:-2] << 2 * shift) | (k[1:-1] << shift) | k[2:])[triples]])
+        where = np.concatenate([papers[ok], papers[:-1][pairs], papers[:-2][triples]])
+        order = np.lexsort((codes, where))
+        codes, where = codes[order], where[order]
+        first = np.ones(len(codes), dtype=bool)
+        first[1:] = (codes[1:] != codes[:-1]) | (where[1:] != where[:-1])
+        return codes[first]
 
     def code(self, key: _Key) -> int:
         """Return a phrase's code: its words' key numbers plus one, BITS bits each."""
@@ -569,7 +575,7 @@ class _Counts:
         self.size = 0
 
     def add(self, codes: np.ndarray) -> None:
-        """Count one paper's distinct phrase codes."""
+        """Count phrase codes, each once per paper it occurs in."""
         self.pending.append(codes)
         self.size += len(codes)
         if self.size >= self.BATCH:
@@ -817,18 +823,26 @@ def analyse(title: str, abstract: str) -> PaperPhrases:
     return PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
 
 
+_TOKENIZE_BATCH = 4096  # papers whose phrase codes are found at once
+
+
 def _tokenize(papers: Sequence[PaperPhrases]) -> tuple[_Vocabulary, _Counts, set[str]]:
     """Return the catalog's vocabulary, its phrase document frequencies and its proper nouns."""
-    proper: set[str] = set()
+    proper: set[str] = set().union(*(paper.proper for paper in papers))
+    lowercase: set[str] = set()
     vocabulary, counts = _Vocabulary(), _Counts()
-    for paper in papers:
-        # The paper's word numbers become catalog key numbers; -1 (the appended last one) opens a run.
-        keys = np.array([vocabulary.key_number(t) for t in paper.tokens] + [-1], dtype=np.int64)
-        local = np.frombuffer(paper.runs, dtype=np.int32)
-        counts.add(vocabulary.phrase_codes(keys[np.where(local < 0, -1, local)]))
-        proper |= paper.proper
+    for start in range(0, len(papers), _TOKENIZE_BATCH):
+        packed = []
+        for paper in papers[start:start + _TOKENIZE_BATCH]:
+            # The paper's word numbers become catalog key numbers; -1 (the appended last one) opens a run.
+            keys = np.array(vocabulary.key_numbers(paper.tokens) + [-1], dtype=np.int64)
+            local = np.frombuffer(paper.runs, dtype=np.int32)
+            packed.append(keys[np.where(local < 0, -1, local)])
+            lowercase.update([t[0] for t in paper.tokens if t[0] in proper and t[1].islower()])
+        if packed:
+            where = np.repeat(np.arange(len(packed)), [len(p) for p in packed])
+            counts.add(vocabulary.phrase_codes(np.concatenate(packed), where))
     counts.merge()
-    lowercase = {t[0] for t in vocabulary.tokens if t[1].islower()}
     return vocabulary, counts, proper - lowercase  # proper: capitalised mid-sentence, never lowercase
 
 
