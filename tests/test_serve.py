@@ -355,7 +355,9 @@ def test_a_failed_rebuild_keeps_the_last_good_site(served, small_content):
     broken.write_text(f"NeurIPS 2024 Papers\n\n{ABSTRACT_D}\n", encoding="utf-8")
     wait_until(lambda: len(served.papers()) == 4, "the fixed listing's paper")
     assert ABSTRACT_D in {p["abstract"] for p in served.papers()}
-    assert any("c.txt changed: rebuilt 4 papers, 3 venues" in x for x in served.out), "".join(served.out)
+    # The site is written before the summary line is printed: wait for the line too.
+    wait_until(lambda: any("c.txt changed: rebuilt 4 papers, 3 venues" in x for x in served.out),
+               "the summary line of the rebuild")
 
 
 CSP_LISTENER = """
