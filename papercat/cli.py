@@ -87,8 +87,8 @@ def build_command(content: Path, out: Path, strict: bool, base_url: str | None, 
     summary with the time of each stage on stdout.
 
     A rebuild whose content, templates, static files and options are unchanged, into a site folder
-    nobody touched, does nothing. The work is spread over every core in worker processes:
-    PAPERCAT_JOBS=1 builds in one process, PAPERCAT_JOBS=N uses N workers.
+    whose files still hold what the last build wrote, does nothing. The work is spread over every
+    core in worker processes: PAPERCAT_JOBS=1 builds in one process, PAPERCAT_JOBS=N uses N workers.
     """
     cache = None if no_cache else cache_dir or default_cache(content)
     _run(Paths(content=content, out=out, cache=cache), strict, write=True, base_url=base_url,
