@@ -80,7 +80,8 @@ def write_site(files: OutputFiles, out_dir: Path) -> WriteReport:
         os.rename(staging, out_dir)
         return WriteReport(tuple(sorted(files.files)), 0, ())
     out = str(out_dir)
-    old_files, old_folders = _existing(out)
+    old_files, old_folders = site_listing(out)
+    old_files.pop(MARKER, None)
     paths = list(files.files)
     modes = dict(zip(paths, _in_threads(lambda rel: _same_bytes(out, rel, files.files[rel], old_files.get(rel)),
                                         paths)))
@@ -142,11 +143,12 @@ def _same_bytes(out: str, rel: str, data: bytes, old: os.stat_result | None) -> 
         os.close(fd)
 
 
-def _existing(out: str) -> tuple[dict[str, os.stat_result], set[str]]:
-    """Return an earlier site's files but the marker (their lstat by site-relative path) and folders."""
+def site_listing(out: str) -> tuple[dict[str, os.stat_result], set[str]]:
+    """Return every file below ``out`` (its lstat by path below ``out``) and every folder; nothing if
+    there is no such folder. Symbolic links are listed as files, never followed."""
     files: dict[str, os.stat_result] = {}
     folders: set[str] = set()
-    pending = [""]
+    pending = [""] if os.path.isdir(out) else []
     while pending:
         folder = pending.pop()
         with os.scandir(os.path.join(out, folder)) as entries:
@@ -155,7 +157,7 @@ def _existing(out: str) -> tuple[dict[str, os.stat_result], set[str]]:
                 if entry.is_dir(follow_symlinks=False):
                     folders.add(rel)
                     pending.append(rel)
-                elif rel != MARKER:
+                else:
                     files[rel] = entry.stat(follow_symlinks=False)
     return files, folders
 
