@@ -117,9 +117,10 @@ class Catalog:
         venues: list[Venue],
         topics: list[Topic],
         venue_order: dict[str, list[str]],
-        places: dict[str, tuple[int, int]] | None = None,
+        places: dict[str, tuple[int, int]],
     ) -> Catalog:
-        """Build the sorted indexes; ``venue_order`` gives each venue's paper ids in listing order."""
+        """Build the sorted indexes; ``venue_order`` gives each venue's paper ids in listing order, ``places``
+        each paper's place on the map (paper_map.places)."""
         by_id = {p.id: p for p in papers}
         ordered_venues = sorted_venues(venues)
         by_venue = {v.slug: tuple(by_id[i] for i in venue_order[v.slug]) for v in ordered_venues}
@@ -127,7 +128,7 @@ class Catalog:
         used = {slug for p in ordered for slug in p.topic_slugs}
         kept_topics = tuple(t for t in topics if t.slug in used or t.slug != "other")
         by_topic = {t.slug: tuple(p for p in ordered if t.slug in p.topic_slugs) for t in kept_topics}
-        return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic, places or {})
+        return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic, places)
 
 
 def sorted_venues(venues: list[Venue]) -> list[Venue]:

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, svds
 
-from .enrich.related import PaperTerms, terms
+from .enrich.related import PaperTerms
 from .model import Catalog
 
 SIZE = 1000  # the map's viewBox is SIZE x SIZE units
@@ -142,10 +142,7 @@ def short(title: str, limit: int) -> str:
 def paper_map(catalog: Catalog) -> PaperMap:
     """Lay out every paper of the catalog at its place on the map, coloured by its first topic."""
     papers = catalog.papers
-    if len(catalog.places) == len(papers):
-        points = [catalog.places[p.id] for p in papers]
-    else:  # a catalog assembled without places
-        points = places([terms(p.title, p.text) for p in papers])
+    points = [catalog.places[p.id] for p in papers]
     colours = {t.slug: i % PALETTE for i, t in enumerate(catalog.topics)}
     names = {t.slug: t.name for t in catalog.topics}
     limit = SHORT_LABEL if len(papers) >= SHORT_LABELS_FROM else None
