@@ -170,6 +170,10 @@ class Index:
     weight: np.ndarray  # each element's weight, as its number in weights
     weights: np.ndarray  # the distinct weights, in order, rounded to 3 places as lunr.py rounds them
 
+    def vectors(self) -> np.ndarray:
+        """Return each element's field vector number."""
+        return np.repeat(np.arange(len(self.lengths)), self.lengths)
+
 
 def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
     """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms.
@@ -323,7 +327,7 @@ def _term_sizes(index: Index) -> dict[str, int]:
     """Estimate each term's bytes in a chunk: its posting plus its elements of the field vectors."""
     names = [name for name, _ in FIELDS]
     terms = len(index.terms)
-    vector = np.repeat(np.arange(len(index.lengths)), index.lengths)
+    vector = index.vectors()
     doc, field = np.divmod(vector, len(names))
     # Each element costs `term,weight,` (str of the int, repr of the float) and its share of its
     # vector's ["field/ref",[...]] header; a field may have no elements.
@@ -498,7 +502,7 @@ def _vector_pieces(index: Index, listed: np.ndarray, per_chunk: np.ndarray,
     """
     owner = np.empty(len(index.terms), dtype=np.int64)  # term number -> chunk
     owner[listed] = np.repeat(np.arange(len(per_chunk)), per_chunk)
-    vector = np.repeat(np.arange(len(index.lengths)), index.lengths)
+    vector = index.vectors()
     chunk = owner[index.term]
     # A stable sort of small numbers is a radix sort: quick.
     order = np.argsort(chunk.astype(np.uint16) if len(per_chunk) <= 1 << 16 else chunk, kind="stable")
@@ -525,8 +529,7 @@ def _posting_pieces(index: Index, listed: np.ndarray, per_chunk: np.ndarray,
     fields = len(FIELDS)
     place = np.empty(len(index.terms), dtype=np.int64)  # term number -> place among the listed terms
     place[listed] = np.arange(len(listed))
-    vector = np.repeat(np.arange(len(index.lengths)), index.lengths)
-    doc, field = np.divmod(vector, fields)
+    doc, field = np.divmod(index.vectors(), fields)
     key = np.array([_KEYS.index(name) for name, _ in FIELDS], dtype=np.int64)[field]
     refs_in_order = np.array(sorted(range(len(index.refs)), key=index.refs.__getitem__), dtype=np.int64)
     grouped = place[index.term] * fields + key  # each element's (term's place, field's key)
