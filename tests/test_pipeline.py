@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from html.parser import HTMLParser
 import json
 import os
-from pathlib import Path
+from html.parser import HTMLParser
 
 import pytest
 
