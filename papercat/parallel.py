@@ -24,10 +24,11 @@ from typing import Any, TypeVar
 
 from .errors import CatalogError
 
-__all__ = ["jobs", "parallel_map"]
+__all__ = ["jobs", "map_beside", "parallel_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+B = TypeVar("B")
 
 FORK_SAFE_THREAD = "progress-"  # the name of progress.py's ticker threads
 MIN_ITEMS = 256  # below this, starting workers costs more than it saves
@@ -60,9 +61,20 @@ def parallel_map(compute: Callable[[T], R], items: Sequence[T],
     each run of ``n`` items is finished (for a progress bar). Workers start for ``min_items`` items
     or more (fewer for items that are each a large piece of work), one per ``min_items / 2``.
     """
+    return map_beside(compute, items, _nothing, done, min_items)[0]
+
+
+def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[], B],
+               done: Callable[[int], None] | None = None, min_items: int = MIN_ITEMS) -> tuple[list[R], B]:
+    """Return ``parallel_map(compute, items, done, min_items)`` and ``beside()``.
+
+    ``beside`` runs in this process while the workers compute, so a step that cannot be split into
+    items (a catalog-wide one) takes the core the workers leave to this process. ``done`` hears of
+    the runs finished meanwhile once ``beside`` returns. Without workers, the items come first.
+    """
     workers = min(jobs(), len(items) // max(1, min_items // 2))
     if workers < 2 or len(items) < min_items or not _can_fork():
-        return _serial(compute, items, done)
+        return _serial(compute, items, done), beside()
     global _task
     size = max(1, -(-len(items) // (workers * _CHUNKS_PER_WORKER)))
     spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
@@ -71,14 +83,20 @@ def parallel_map(compute: Callable[[T], R], items: Sequence[T],
     gc.freeze()  # keep the collector from touching (and so copying) the parent's objects in the workers
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for n, part in pool.imap_unordered(_run_chunk, enumerate(spans)):
+            parts = pool.imap_unordered(_run_chunk, enumerate(spans))
+            other = beside()
+            for n, part in parts:
                 results[n] = part
                 if done is not None:
                     done(len(part))
     finally:
         _task = None
         gc.unfreeze()
-    return [r for part in results for r in part]  # type: ignore[union-attr]
+    return [r for part in results for r in part], other  # type: ignore[union-attr]
+
+
+def _nothing() -> None:
+    return None
 
 
 def _serial(compute: Callable[[T], R], items: Sequence[T], done: Callable[[int], None] | None) -> list[R]:

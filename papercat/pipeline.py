@@ -15,7 +15,7 @@ from typing import TypeVar
 import jinja2
 
 from . import urls
-from .cache import Cache, open_cache
+from .cache import open_cache
 from .catalog import make_catalog
 from .config import SiteConfig, load_site_config, load_taxonomy
 from .errors import CatalogError, ContentError, Problem, StrictWarnings
@@ -37,10 +37,10 @@ from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
 from .pages import papers_json, shared_context, site_pages
-from .parallel import parallel_map
+from .parallel import map_beside
 from .progress import NO_PROGRESS, Progress, Stage
 from .render import Page, make_environment, render_page
-from .search import SEARCH_DIR, search_files
+from .search import SEARCH_DIR, SearchWork, search_work
 from .uptodate import Inputs, built_site, read_inputs, remember
 from .urls import normalise_base_url
 from .writer import OutputFiles, WriteReport, write_site
@@ -116,8 +116,11 @@ def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
 
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = NO_NEWS,
-                bar: Stage | None = None) -> OutputFiles:
-    """Render every page and data file into memory, advancing ``bar`` per page; nothing is written here."""
+                bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict) -> OutputFiles:
+    """Render every page and data file into memory, advancing ``bar`` per page; nothing is written here.
+
+    ``beside`` makes more files (the search index's) while worker processes render the pages.
+    """
     bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
     shared = shared_context(catalog, config)
@@ -129,15 +132,18 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News =
     bar.set_total(len(pages))
     for template in dict.fromkeys(page.template for page in pages):  # compiled once, before workers fork
         _checked(paths, Page("", template), partial(env.get_template, template))
-    rendered = parallel_map(lambda page: _checked(paths, page, lambda: render_page(env, page, shared)), pages,
-                            bar.advance)
+    rendered, (catalog_json, more) = map_beside(
+        lambda page: _checked(paths, page, lambda: render_page(env, page, shared)), pages,
+        lambda: (papers_json(catalog), beside()), bar.advance)
     for page, data in zip(pages, rendered):
         files.add(page.path, data, page.source or page.template)
-    files.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")
+    files.add(urls.PAPERS_JSON, catalog_json, "the catalog")
     files.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt")
     files.add(urls.NOJEKYLL, b"", "GitHub Pages")
     if paths.static.is_dir():
         files.add_tree(paths.static, "static")
+    for path, data in more.items():
+        files.add(path, data, "the search index")
     return files
 
 
@@ -154,10 +160,9 @@ def _checked(paths: Paths, page: Page, make: Callable[[], T]) -> T:
                            "expected a template that uses only the documented context") from exc
 
 
-def index_site(catalog: Catalog, news: News = NO_NEWS, cache: Cache | None = None) -> dict[str, bytes]:
-    """Return the search index's files (documents, shards, manifest) by their path in the site."""
-    return {f"{SEARCH_DIR}/{rel}": data
-            for rel, data in sorted(search_files(catalog, cache=cache, order=news.oldest_first).items())}
+def index_files(work: SearchWork) -> dict[str, bytes]:
+    """Return the search index's files by their path in the site."""
+    return {f"{SEARCH_DIR}/{rel}": data for rel, data in sorted(work.files().items())}
 
 
 def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str | None = None,
@@ -203,16 +208,15 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     warnings = tuple(sorted((p for p in problems if p.warning), key=lambda p: (p.path, p.line)))
     if errors:
         raise ContentError(errors)
-    # The index first: its peak of memory then comes before the pages are held, not on top of them.
-    with progress.stage("indexing", unit="files") as bar:
-        index = index_site(catalog, news, cache)
-        bar.advance(len(index))
+    # The documents' terms first, in worker processes; the index made of them (one process's work)
+    # is made while the workers render the pages.
+    with progress.stage("indexing", unit="documents") as bar:
+        work = search_work(catalog, cache=cache, order=news.oldest_first)
+        bar.advance(len(work.docs))
     clock.lap("index")
     with progress.stage("rendering", unit="pages") as bar:
-        files = render_site(catalog, content.config, paths, news, bar)
-    for path, data in index.items():
-        files.add(path, data, "the search index")
-    del index
+        files = render_site(catalog, content.config, paths, news, bar, partial(index_files, work))
+    del work
     file_count = len(files.files)
     clock.lap("render")
     if strict and warnings:

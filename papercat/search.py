@@ -26,7 +26,7 @@ from lunr import __TARGET_JS_VERSION__ as LUNR_TARGET_JS_VERSION
 
 from . import urls
 from .abstract import plain_text
-from .cache import Cache, digest, digest_of, paused_gc
+from .cache import Cache, Stage, digest, digest_of, paused_gc
 from .lunrjs import LUNR_VERSION, index_terms, search_pipeline, tokenize
 from .model import Catalog, Paper
 
@@ -148,9 +148,15 @@ def doc_terms(doc: SearchDoc) -> DocTerms:
 def build_index(docs: Iterable[SearchDoc], cache: Cache | None = None) -> Index:
     """Return the global lunr index of ``docs``, built with lunr.js's text pipeline."""
     docs = list(docs)
+    return assemble_index([d.ref for d in docs], document_terms(docs, cache))
+
+
+def document_terms(docs: Sequence[SearchDoc], cache: Cache | None = None) -> list[DocTerms]:
+    """Return each document's ``doc_terms`` (in worker processes), taken from the cache where it has them."""
     stage = (cache or Cache()).stage("search", DocTerms)
     terms = stage.map(doc_terms, docs, key=lambda d: digest(d.title, d.names, d.text))
-    return assemble_index([d.ref for d in docs], terms)
+    stage.close()  # the terms are held by the caller now: the stage keeps only its file
+    return terms
 
 
 @dataclass(frozen=True, eq=False)
@@ -370,16 +376,49 @@ def _chunk_file(key: str) -> str:
 def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
                  cache: Cache | None = None, order: Sequence[str] = ()) -> dict[str, bytes]:
     """Return every file of the site's search/ folder by its path below search/ (docs in ``order``)."""
+    return search_work(catalog, target, cache, order).files()
+
+
+@dataclass(frozen=True, eq=False)
+class SearchWork:
+    """The search files half made: the documents and their terms, with the catalog-wide rest to do.
+
+    ``search_work`` does the per-document part (cached, in worker processes); ``files()`` the rest,
+    which the build runs while the pages render (pipeline.py).
+    """
+
+    catalog: Catalog
+    docs: list[SearchDoc]
+    terms: list[DocTerms]  # empty when the files were found in the cache
+    target: int | None
+    memo: Stage
+    key: bytes
+    found: dict[str, bytes] | None  # the files, from the cache
+
+    @paused_gc()
+    def files(self) -> dict[str, bytes]:
+        """Return the search files, made now unless the cache had them (and then remembered there)."""
+        if self.found is not None:
+            return dict(self.found)
+        files = _search_files(self.catalog, self.docs, self.terms, self.target)
+        self.memo.put(self.key, files)
+        return dict(files)
+
+
+@paused_gc()
+def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
+                cache: Cache | None = None, order: Sequence[str] = ()) -> SearchWork:
+    """Return the search documents (those of ``order``, ids, first) and, unless the cache has the
+    files made of them, each document's terms."""
+    cache = cache or Cache()
     docs = search_docs(catalog, cache, order)
     # The files are a function of the search documents, the venues and topics, and the target alone;
     # any other change to them is a change of code, which the cache's code fingerprint catches.
-    memo = (cache or Cache()).stage("search-catalog", dict, single=True)
+    memo = cache.stage("search-catalog", dict, single=True)
     key = digest_of(_catalog_parts(catalog, docs, target))
-    files = memo.get(key)
-    if files is None:
-        files = _search_files(catalog, docs, target, cache)
-        memo.put(key, files)
-    return dict(files)
+    found = memo.get(key)
+    terms = [] if found is not None else document_terms(docs, cache)
+    return SearchWork(catalog, docs, terms, target, memo, key, found)
 
 
 def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], target: int | None) -> Iterator[str]:
@@ -394,11 +433,9 @@ def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], target: int | None) 
         yield from (t.slug, t.name)
 
 
-def _search_files(catalog: Catalog, docs: list[SearchDoc], target: int | None,
-                  cache: Cache | None) -> dict[str, bytes]:
-    index = build_index(docs, cache)
-    if cache is not None:
-        cache.stage("search", DocTerms).close()
+def _search_files(catalog: Catalog, docs: list[SearchDoc], terms: list[DocTerms],
+                  target: int | None) -> dict[str, bytes]:
+    index = assemble_index([d.ref for d in docs], terms)
     chunks = split_index(index, target)
     files: dict[str, bytes] = {}
     for chunk, data in zip(chunks, _chunk_data(index, chunks)):

@@ -88,6 +88,40 @@ def test_few_large_items_may_ask_for_workers():
     assert out[0] not in out[1]
 
 
+def test_work_beside_the_workers_runs_in_this_process_while_they_run():
+    out = json.loads(fresh_python("""
+        import json, os, time
+        from papercat.parallel import map_beside
+        def slow(n):
+            time.sleep(0.002)
+            return time.monotonic(), os.getpid()
+        def beside():
+            start = time.monotonic()
+            time.sleep(0.3)
+            return start, time.monotonic(), os.getpid()
+        out, other = map_beside(slow, list(range(400)), beside)
+        print(json.dumps({"out": out, "beside": other, "me": os.getpid()}))
+    """))
+    start, end, pid = out["beside"]
+    assert pid == out["me"] and out["me"] not in {p for _, p in out["out"]}
+    assert any(start < t < end for t, _ in out["out"]), "workers finished items while the other work ran"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_error_beside_the_workers_reaches_the_build_and_stops_them(jobs):
+    out = fresh_python("""
+        import os
+        from papercat.parallel import map_beside
+        def fail():
+            raise ValueError("beside")
+        try:
+            map_beside(lambda n: n, list(range(500)), fail)
+        except ValueError as exc:
+            print(exc, len(os.listdir(f"/proc/{os.getpid()}/task")))
+    """, jobs)
+    assert out.split() == ["beside", "1"], "the error, and no pool thread left behind"
+
+
 def test_an_error_in_a_worker_reaches_the_build():
     out = fresh_python("""
         import os
@@ -132,13 +166,19 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             from papercat.pipeline import Paths, build
             related.BLOCK_CELLS = 40_000  # related papers in many blocks of rows
             calls = []
-            real = parallel.parallel_map
-            def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS):
+            real, real_beside = parallel.parallel_map, parallel.map_beside
+            def forks(items, min_items):
                 calls.append(len(items) >= min_items and parallel.jobs() > 1 and parallel._can_fork())
+            def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS):
+                forks(items, min_items)
                 return real(compute, items, done, min_items)
+            def counting_beside(compute, items, beside, done=None, min_items=parallel.MIN_ITEMS):
+                forks(items, min_items)
+                return real_beside(compute, items, beside, done, min_items)
             import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
-            for module in (papercat.cache, papercat.pipeline, related, papercat.enrich.keyphrases):
+            for module in (papercat.cache, related, papercat.enrich.keyphrases):
                 module.parallel_map = counting
+            papercat.pipeline.map_beside = counting_beside
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
                   base_url="https://example.org/catalog/", record_history=False)
             # abstracts, titles, keyphrases (analysed, picked), related terms and blocks, topics, search names and
