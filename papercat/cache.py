@@ -1,19 +1,23 @@
 """A content-hash cache of derived data between builds: one self-checking file per stage in a folder.
 
 A stage ("abstracts", "keyphrases", ...) maps the sha256 of a computation's exact inputs to its
-result. Its file is read on first use and is trusted only whole: the magic bytes, the format
-version, the code fingerprint (the source of every papercat module and the versions of the
-libraries whose output is cached), the length and the sha256 of the payload must all match, and
-the unpickled payload must be a dict of 32-byte keys to values of the stage's type. Anything else
-(a truncated, corrupt, stale or foreign file) is logged and ignored, never raised, and the file is
-written again when the build is saved. After a build each stage file holds only the entries that
-build used, and it is written (atomically) only when that set changed: a rebuild with no change
-writes no cache file. A stage the build did not open stays as it was. The folder may be deleted at
+result. Its file is one or more parts, each a header and a payload of entries, and it is read on
+first use and trusted only whole: in every part the magic bytes, the format version, the code
+fingerprint (the source of every papercat module and the versions of the libraries whose output
+is cached), the length and the sha256 of the payload must all match, and the unpickled payload
+must be a dict of 32-byte keys to values of the stage's type. Anything else (a truncated,
+corrupt, stale or foreign file) is logged and ignored, never raised, and the file is written
+again when the build is saved. After a build each stage file holds only the entries that build
+used, and it is written (atomically) only when that set changed: a rebuild with no change writes
+no cache file. When the build only added entries (a new listing), they are appended as one more
+part, so the old ones are not pickled again; a file of MAX_PARTS parts, or one that lost entries,
+is written whole. A stage the build did not open stays as it was. The folder may be deleted at
 any time; the next build just computes everything again.
 
 A step that works on the whole catalog (keyphrases scored across papers, related papers, the
 search files) has a single-entry stage keyed by the hash of all its inputs, so a rebuild with no
-change skips it; when it misses, the step's per-paper stage supplies the paper-by-paper part.
+change skips it; when it misses, the step's per-paper stage supplies the paper-by-paper part. Its
+header holds that key, so a miss reads only the header, not the last build's entry.
 
 Payloads are pickles. The checksum is verified before unpickling, so a damaged file is never
 unpickled; it proves nothing about who wrote the file, though, so the unpickler also refuses every
@@ -31,10 +35,12 @@ import logging
 import os
 import pickle
 import secrets
+import shutil
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,10 +54,13 @@ log = logging.getLogger(__name__)
 
 DEFAULT_FOLDER = ".papercat-cache"
 MAGIC = b"papercat cache\n\x00"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 SUFFIX = ".bin"
-# After the magic: format version, code fingerprint, payload sha256, payload length.
-_HEADER = struct.Struct(">I32s32sQ")
+# After the magic: format version, code fingerprint, payload sha256, payload length, and the key of
+# a single-entry stage's entry (zeros for other stages).
+_HEADER = struct.Struct(">I32s32sQ32s")
+_NO_KEY = bytes(32)
+MAX_PARTS = 16  # a stage file that would get more is written whole, as one part
 # Libraries whose output ends up in cached values (sanitised HTML, MathML, index terms, numbers).
 _LIBRARIES = ("latex2mathml", "lunr", "nh3", "numpy", "scipy")
 # Marks the folder as a cache for backup tools (https://bford.info/cachedir/).
@@ -136,7 +145,8 @@ class Stage:
         self.used: dict[bytes, Any] = {}
         self.added = 0
         self.rewrite = False  # the file was there but could not be trusted
-        self.sealed: bytes | None = None  # the pickled entries to write, once the build is done with the stage
+        self.sealed: _Part | None = None  # what to write, once the build is done with the stage
+        self.parts = 0  # the parts of the file as read
         self.closed = False
         self.hits = 0
         self.misses = 0
@@ -154,6 +164,10 @@ class Stage:
             self._reopen()
         if key in self.used:
             return self.used[key]
+        if self.single and self.loaded is None and self._header_key() not in (None, key):
+            self.misses += 1
+            self.loaded, self.rewrite = {}, True  # the last build's entry is of no more use
+            return None
         value = self._entries().get(key)
         if value is None:
             self.misses += 1
@@ -212,7 +226,7 @@ class Stage:
         """
         if self.loaded is None or self.closed:
             return
-        self.sealed = self.encode() if self.changed() else None
+        self.sealed = self.part() if self.changed() else None
         self.loaded, self.used, self.closed = {}, {}, True
 
     def _reopen(self) -> None:
@@ -223,7 +237,9 @@ class Stage:
             self.used = dict(self.loaded)
         else:
             with paused_gc():
-                self.used = pickle.loads(self.sealed)
+                entries = pickle.loads(self.sealed.payload)
+            # An appended part holds the entries the build added to those of the file.
+            self.used = {**self.loaded, **entries} if self.sealed.appended else entries
             self.sealed = None
 
     def _entries(self) -> dict[bytes, Any]:
@@ -253,32 +269,74 @@ class Stage:
         return entries
 
     def _decode(self, data: bytes) -> dict[bytes, Any]:
-        start = len(MAGIC)
-        if len(data) < start + _HEADER.size or not data.startswith(MAGIC):
-            raise _Untrusted("is not a papercat cache file or is truncated")
-        version, fingerprint, checksum, length = _HEADER.unpack_from(data, start)
-        if version != FORMAT_VERSION:
-            raise _Untrusted(f"has format version {version}, not {FORMAT_VERSION}", stale=True)
-        if fingerprint != stage_fingerprint(self.name):
-            raise _Untrusted("was written by another version of papercat or its libraries", stale=True)
-        payload = memoryview(data)[start + _HEADER.size:]
+        entries: dict[bytes, Any] = {}
+        self.parts, start = 0, 0
+        while start < len(data) or not self.parts:
+            start = self._decode_part(data, start, entries)
+            self.parts += 1
+        return entries
+
+    def _decode_part(self, data: bytes, start: int, entries: dict[bytes, Any]) -> int:
+        """Add the entries of the part at ``start`` of the file to ``entries``; return where the next starts."""
+        _, checksum, length = _checked_header(data, start, self.name)
+        start += len(MAGIC) + _HEADER.size
+        payload = memoryview(data)[start:start + length]
         if len(payload) != length:
             raise _Untrusted(f"holds {len(payload)} bytes of data, not {length}: truncated or damaged")
         if hashlib.sha256(payload).digest() != checksum:
             raise _Untrusted("fails its checksum: damaged")
         try:
             with paused_gc():
-                entries = _Unpickler(io.BytesIO(payload)).load()
+                found = _Unpickler(io.BytesIO(payload)).load()
         except Exception as exc:  # a well-formed file of unexpected content can fail in many ways
             raise _Untrusted(f"cannot be unpickled ({type(exc).__name__}: {exc})") from exc
-        if type(entries) is not dict or not all(
-                type(k) is bytes and len(k) == 32 and isinstance(v, self.kind) for k, v in entries.items()):
+        if type(found) is not dict or not all(
+                type(k) is bytes and len(k) == 32 and isinstance(v, self.kind) for k, v in found.items()):
             raise _Untrusted(f"does not hold {self.name} entries")
-        return entries
+        entries.update(found)
+        return start + length
 
-    def encode(self) -> bytes:
-        """Return the payload of the stage file: the pickle of the entries used by this build."""
-        return pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL)
+    def _header_key(self) -> bytes | None:
+        """Return the key in the file's header (a single-entry stage's), or None if the header is not sound."""
+        assert self.path is not None
+        try:
+            with open(self.path, "rb") as f:
+                return _checked_header(f.read(len(MAGIC) + _HEADER.size), 0, self.name)[0]
+        except (OSError, _Untrusted):
+            return None  # reading the whole file tells what is wrong
+
+    def part(self) -> _Part:
+        """Return what to write of the stage: the entries this build added, to append to the file when
+        it used all of the file's entries as they were; else every entry it used, to write whole."""
+        loaded = self.loaded or {}
+        if (not self.single and not self.rewrite and loaded and 0 < self.parts < MAX_PARTS
+                and loaded.keys() <= self.used.keys() and all(self.used[k] is v for k, v in loaded.items())):
+            added = {k: v for k, v in self.used.items() if k not in loaded}
+            return _Part(pickle.dumps(added, protocol=pickle.HIGHEST_PROTOCOL), _NO_KEY, appended=True)
+        key = next(iter(self.used)) if self.single and len(self.used) == 1 else _NO_KEY
+        return _Part(pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL), key, appended=False)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A part of a stage file to write: a payload of pickled entries, to append or to make the whole file."""
+
+    payload: bytes
+    key: bytes  # the key of a single-entry stage's entry, else _NO_KEY
+    appended: bool
+
+
+def _checked_header(data: bytes, start: int, name: str) -> tuple[bytes, bytes, int]:
+    """Return the key, payload checksum and payload length of the part header at ``start``, if it is one
+    of this code's for stage ``name``."""
+    if len(data) < start + len(MAGIC) + _HEADER.size or not data.startswith(MAGIC, start):
+        raise _Untrusted("is not a papercat cache file or is truncated")
+    version, fingerprint, checksum, length, key = _HEADER.unpack_from(data, start + len(MAGIC))
+    if version != FORMAT_VERSION:
+        raise _Untrusted(f"has format version {version}, not {FORMAT_VERSION}", stale=True)
+    if fingerprint != stage_fingerprint(name):
+        raise _Untrusted("was written by another version of papercat or its libraries", stale=True)
+    return key, checksum, length
 
 
 def stage_fingerprint(name: str) -> bytes:
@@ -286,15 +344,16 @@ def stage_fingerprint(name: str) -> bytes:
     return digest(code_fingerprint(), name)
 
 
-def seal(name: str, payload: bytes, fingerprint: bytes | None = None) -> bytes:
-    """Return a stage file: the header (magic, version, fingerprint, checksum, length), then ``payload``."""
-    return file_header(name, payload, fingerprint) + payload
+def seal(name: str, payload: bytes, fingerprint: bytes | None = None, key: bytes = _NO_KEY) -> bytes:
+    """Return a stage file of one part: the header (magic, version, fingerprint, checksum, length,
+    key), then ``payload``."""
+    return part_header(name, payload, fingerprint, key) + payload
 
 
-def file_header(name: str, payload: bytes, fingerprint: bytes | None = None) -> bytes:
-    """Return the header of the stage file that holds ``payload`` (the file is the two, one after the other)."""
+def part_header(name: str, payload: bytes, fingerprint: bytes | None = None, key: bytes = _NO_KEY) -> bytes:
+    """Return the header of the part that holds ``payload`` (the part is the two, one after the other)."""
     fingerprint = stage_fingerprint(name) if fingerprint is None else fingerprint
-    return MAGIC + _HEADER.pack(FORMAT_VERSION, fingerprint, hashlib.sha256(payload).digest(), len(payload))
+    return MAGIC + _HEADER.pack(FORMAT_VERSION, fingerprint, hashlib.sha256(payload).digest(), len(payload), key)
 
 
 class _Untrusted(Exception):
@@ -339,12 +398,14 @@ class Cache:
             return []
         written = []
         for stage in changed:
-            payload = stage.sealed if stage.sealed is not None else stage.encode()
+            part = stage.sealed if stage.sealed is not None else stage.part()
             try:  # the header and the payload, not the two joined: a copy of up to ~100 MB spared
-                _write_atomically(stage.path, file_header(stage.name, payload), payload)
+                _write_atomically(stage.path, part_header(stage.name, part.payload, key=part.key), part.payload,
+                                  after=part.appended)
             except OSError as exc:
                 log.warning("cache file %s cannot be written (%s)", stage.path, exc)
                 continue
+            stage.parts = stage.parts + 1 if part.appended else 1
             stage.loaded, stage.added, stage.rewrite, stage.sealed = dict(stage.used), 0, False, None
             written.append(stage.name)
         return written
@@ -367,11 +428,17 @@ def open_cache(folder: Path | None) -> Cache:
     return Cache(folder)
 
 
-def _write_atomically(path: Path, *parts: bytes) -> None:
-    """Write ``parts`` to a new file beside ``path`` (with the umask's usual mode) and rename it into place."""
+def _write_atomically(path: Path, *parts: bytes, after: bool = False) -> None:
+    """Write ``parts`` to a new file beside ``path`` (with the umask's usual mode) and rename it into place.
+
+    With ``after``, the new file holds the old one's bytes first.
+    """
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         with open(temp, "xb") as out:
+            if after:
+                with open(path, "rb") as old:
+                    shutil.copyfileobj(old, out, 1 << 22)
             out.writelines(parts)
         os.replace(temp, path)
     except BaseException:

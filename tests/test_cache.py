@@ -44,6 +44,7 @@ NEW = [
 ]
 STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrases-catalog", "related", "related-catalog",
           "map", "search", "search-catalog", "search-names", "site"]
+SINGLE = ["keyphrases-catalog", "related-catalog", "map", "search-catalog", "site"]  # one entry each
 
 
 def listing(header: str, abstracts: list[str]) -> str:
@@ -258,8 +259,12 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(content, tmp_path, caplog
     run(folder, tmp_path / "again", tmp_path / "cache")
     assert tree(tmp_path / "again") == tree(tmp_path / "cold")
     noted = {r.getMessage().split()[2] for r in caplog.records if r.name == "papercat.cache"}
-    # Every stage file was read (none hit before the catalog-wide ones missed) and every one was noted.
-    assert noted == {str(tmp_path / "cache" / f"{name}.bin") for name in STAGES}
+    # Every stage file was read (none hit before the catalog-wide ones missed) and every one was noted,
+    # but for a single-entry stage whose sound header names another key than the build looks up: a
+    # miss, read no further. The up-to-date record is of another output folder; a resealed payload has no key.
+    keeps_header = damage in ("a flipped payload byte", "header only", "truncated")
+    unread = {"site"} if keeps_header else set(SINGLE) if "checksum valid" in damage else set()
+    assert noted == {str(tmp_path / "cache" / f"{name}.bin") for name in STAGES if name not in unread}
     for name in STAGES:
         assert entries(tmp_path / "cache", name), name  # rewritten, and sound again
     assert not Path("/nonexistent-papercat-test").exists()
@@ -303,6 +308,65 @@ def test_a_closed_stage_reopens_with_everything_it_held(tmp_path, changed):
     assert cache.save() == ["titles"]
     expected = {digest(x): x.upper() for x in (["a", "b", "c", "d"] if changed else ["a", "b", "d"])}
     assert entries(tmp_path / "cache", "titles") == expected
+
+
+def _titles_build(folder: Path, words: list[str]) -> Cache:
+    cache = Cache(folder)
+    cache.stage("titles", str).map(str.upper, words, digest)
+    cache.save()
+    return cache
+
+
+def test_entries_added_to_a_stage_are_appended_to_its_file(tmp_path):
+    folder = tmp_path / "cache"
+    _titles_build(folder, ["a", "b"])
+    first = (folder / "titles.bin").read_bytes()
+    _titles_build(folder, ["a", "b", "c"])
+    second = (folder / "titles.bin").read_bytes()
+    assert second.startswith(first) and len(second) > len(first), "the old entries are not pickled again"
+    assert entries(folder, "titles") == {digest(x): x.upper() for x in "abc"}
+    _titles_build(folder, ["b", "c", "d"])  # "a" is no longer used: the file holds only what was used
+    assert not (folder / "titles.bin").read_bytes().startswith(second)
+    assert entries(folder, "titles") == {digest(x): x.upper() for x in "bcd"}
+
+
+def test_a_stage_file_of_many_additions_is_written_whole_again(tmp_path):
+    folder = tmp_path / "cache"
+    words = ["w0"]
+    _titles_build(folder, words)
+    sizes = []
+    for n in range(1, cache_module.MAX_PARTS + 1):
+        words.append(f"w{n}")
+        _titles_build(folder, words)
+        sizes.append((folder / "titles.bin").stat().st_size)
+    assert sizes[-1] < sizes[-2], "the last build wrote one part instead of appending a seventeenth"
+    assert entries(folder, "titles") == {digest(w): w.upper() for w in words}
+
+
+def test_damage_to_an_appended_part_makes_the_whole_file_untrusted(tmp_path, caplog):
+    folder = tmp_path / "cache"
+    _titles_build(folder, ["a", "b"])
+    _titles_build(folder, ["a", "b", "c"])
+    data = (folder / "titles.bin").read_bytes()
+    (folder / "titles.bin").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    stage = Cache(folder).stage("titles", str)
+    assert stage.get(digest("a")) is None and stage.rewrite
+    assert any("fails its checksum" in r.getMessage() for r in caplog.records)
+
+
+def test_a_single_entry_stage_misses_on_its_header_alone(tmp_path, caplog):
+    folder = tmp_path / "cache"
+    seed = Cache(folder)
+    seed.stage("map", list, single=True).put(digest("old"), [1, 2])
+    seed.save()
+    data = (folder / "map.bin").read_bytes()
+    (folder / "map.bin").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # damage the payload alone
+    caplog.set_level(logging.INFO, logger="papercat.cache")
+    stage = Cache(folder).stage("map", list, single=True)
+    assert stage.get(digest("new")) is None
+    assert not caplog.records, "the payload of another key's entry is not read"
+    assert Cache(folder).stage("map", list, single=True).get(digest("old")) is None
+    assert any("fails its checksum" in r.getMessage() for r in caplog.records)
 
 
 def test_search_files_twice_with_one_cache(bundled_catalog, tmp_path):
