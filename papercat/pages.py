@@ -119,10 +119,15 @@ def citation(paper: Paper, catalog: Catalog, venues: dict[str, Venue] | None = N
 
 
 def papers_json(catalog: Catalog) -> bytes:
-    """Return the machine-readable export of the catalog, one record per paper."""
+    """Return the machine-readable export of the catalog, one record per paper.
+
+    Written as ``json.dumps({"papers": [records]}, ensure_ascii=False, sort_keys=True, indent=1)``
+    would write it, a record at a time (see indented_json).
+    """
     venues = {v.slug: v for v in catalog.venues}
-    records = [
-        {
+    parts = []
+    for n, p in enumerate(catalog.papers):
+        record = {
             "id": p.id,
             "title": p.title,
             "venue": venues[p.venue].label,
@@ -139,7 +144,40 @@ def papers_json(catalog: Catalog) -> bytes:
             "abstract": p.abstract,
             "text": p.text,
         }
-        for p in catalog.papers
-    ]
-    text = json.dumps({"papers": records}, ensure_ascii=False, sort_keys=True, indent=1)
-    return (text + "\n").encode("utf-8")
+        parts.append(((",\n  " if n else "\n  ") + indented_json(record, "\n  ")).encode("utf-8"))
+    return b"".join([b'{\n "papers": [', *parts, b"\n ]\n}\n" if parts else b"]\n}\n"])
+
+
+def indented_json(value: Any, newline: str = "\n") -> str:
+    """Return ``json.dumps(value, ensure_ascii=False, sort_keys=True, indent=1)``, its lines indented
+    as ``newline`` says, with a fraction of its time and memory: with ``indent``, json encodes in
+    Python, piece by piece (papers.json of 20,000 papers took 1.3 s and 380 MB at its peak). Strings
+    go through json's own (C) encoder."""
+    pieces: list[str] = []
+    _indented(value, newline, pieces)
+    return "".join(pieces)
+
+
+def _indented(value: Any, newline: str, pieces: list[str]) -> None:
+    """Append ``value`` as ``indented_json`` writes it to ``pieces``, at the indent of ``newline``."""
+    if type(value) is str:
+        pieces.append(_json_string(value))
+    elif type(value) is list and value:
+        inner = newline + " "
+        pieces.append("[")
+        for n, item in enumerate(value):
+            pieces.append("," + inner if n else inner)
+            _indented(item, inner, pieces)
+        pieces.append(newline + "]")
+    elif type(value) is dict and value:
+        inner = newline + " "
+        pieces.append("{")
+        for n, key in enumerate(sorted(value)):
+            pieces.append(("," + inner if n else inner) + _json_string(key) + ": ")
+            _indented(value[key], inner, pieces)
+        pieces.append(newline + "}")
+    else:  # numbers, None, booleans, empty lists and dicts
+        pieces.append(json.dumps(value))
+
+
+_json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]  # as ensure_ascii=False writes it

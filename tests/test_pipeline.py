@@ -68,6 +68,35 @@ def test_papers_json_holds_every_paper(tmp_path):
         assert (tmp_path / "site" / paper["url"]).is_file()
 
 
+def test_papers_json_is_written_as_json_dumps_would_write_it():
+    import random
+
+    from papercat.model import Catalog
+    from papercat.pages import indented_json, papers_json
+    rng = random.Random(7)
+    texts = ["", "plain", "é ü ✓ 🎉", 'quote " back\\slash', "new\nline\ttab", "\u2028\u2029\x00\x1f", "</script>"]
+
+    def value(depth: int):
+        kind = rng.randrange(7 if depth < 3 else 4)
+        if kind == 0:
+            return rng.choice(texts)
+        if kind == 1:
+            return rng.choice([0, -3, 2025, 10**20])
+        if kind == 2:
+            return rng.choice([None, True, False, 1.5])
+        if kind == 3:
+            return []
+        if kind == 4:
+            return {rng.choice(texts + ["b", "a"]): value(depth + 1) for _ in range(rng.randrange(4))}
+        return [value(depth + 1) for _ in range(rng.randrange(4))]
+
+    for _ in range(500):
+        data = value(0)
+        assert indented_json(data) == json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1)
+    empty = Catalog.assemble([], [], [], {}, {})
+    assert papers_json(empty).decode() == json.dumps({"papers": []}, indent=1) + "\n"
+
+
 def test_failed_build_leaves_the_previous_site_untouched(make_content, tmp_path):
     content = make_content({"a.txt": f"ICML 2025 Papers\n\n{ABSTRACT_A}\n"})
     out = tmp_path / "site"
