@@ -132,12 +132,11 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News =
     bar.set_total(len(pages))
     for template in dict.fromkeys(page.template for page in pages):  # compiled once, before workers fork
         _checked(paths, Page("", template), partial(env.get_template, template))
-    rendered, (catalog_json, more) = map_beside(
-        lambda page: _checked(paths, page, lambda: render_page(env, page, shared)), pages,
-        lambda: (papers_json(catalog), beside()), bar.advance)
+    rendered, more = map_beside(lambda page: _checked(paths, page, lambda: render_page(env, page, shared)),
+                                pages, beside, bar.advance)
     for page, data in zip(pages, rendered):
         files.add(page.path, data, page.source or page.template)
-    files.add(urls.PAPERS_JSON, catalog_json, "the catalog")
+    files.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")
     files.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt")
     files.add(urls.NOJEKYLL, b"", "GitHub Pages")
     if paths.static.is_dir():
@@ -208,8 +207,8 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     warnings = tuple(sorted((p for p in problems if p.warning), key=lambda p: (p.path, p.line)))
     if errors:
         raise ContentError(errors)
-    # The documents' terms first, in worker processes; the index made of them (one process's work)
-    # is made while the workers render the pages.
+    # The search documents first (their names in worker processes); their terms and the index made
+    # of them (one process's work) while the workers render the pages.
     with progress.stage("indexing", unit="documents") as bar:
         work = search_work(catalog, cache=cache, order=news.oldest_first)
         bar.advance(len(work.docs))

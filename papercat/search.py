@@ -26,7 +26,7 @@ from lunr import __TARGET_JS_VERSION__ as LUNR_TARGET_JS_VERSION
 
 from . import urls
 from .abstract import plain_text
-from .cache import Cache, Stage, digest, digest_of, paused_gc
+from .cache import Cache, digest, digest_of, paused_gc
 from .lunrjs import LUNR_VERSION, index_terms, search_pipeline, tokenize
 from .model import Catalog, Paper
 
@@ -381,17 +381,18 @@ def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
 
 @dataclass(frozen=True, eq=False)
 class SearchWork:
-    """The search files half made: the documents and their terms, with the catalog-wide rest to do.
+    """The search documents, with the index and files made of them still to make (unless cached).
 
-    ``search_work`` does the per-document part (cached, in worker processes); ``files()`` the rest,
-    which the build runs while the pages render (pipeline.py).
+    ``search_work`` makes the documents (their names cached, in worker processes); ``files()`` the
+    rest, which the build runs while worker processes render the pages (pipeline.py). The
+    documents' terms are counted there too: objects made before the workers fork and read after
+    would be copied, page by page, out of the memory the workers share.
     """
 
     catalog: Catalog
     docs: list[SearchDoc]
-    terms: list[DocTerms]  # empty when the files were found in the cache
     target: int | None
-    memo: Stage
+    cache: Cache
     key: bytes
     found: dict[str, bytes] | None  # the files, from the cache
 
@@ -400,25 +401,24 @@ class SearchWork:
         """Return the search files, made now unless the cache had them (and then remembered there)."""
         if self.found is not None:
             return dict(self.found)
-        files = _search_files(self.catalog, self.docs, self.terms, self.target)
-        self.memo.put(self.key, files)
+        files = _search_files(self.catalog, self.docs, document_terms(self.docs, self.cache), self.target)
+        self.cache.stage(_FILES_STAGE, dict, single=True).put(self.key, files)
         return dict(files)
+
+
+_FILES_STAGE = "search-catalog"
 
 
 @paused_gc()
 def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
                 cache: Cache | None = None, order: Sequence[str] = ()) -> SearchWork:
-    """Return the search documents (those of ``order``, ids, first) and, unless the cache has the
-    files made of them, each document's terms."""
+    """Return the search documents (those of ``order``, ids, first) and the files the cache has of them."""
     cache = cache or Cache()
     docs = search_docs(catalog, cache, order)
     # The files are a function of the search documents, the venues and topics, and the target alone;
     # any other change to them is a change of code, which the cache's code fingerprint catches.
-    memo = cache.stage("search-catalog", dict, single=True)
     key = digest_of(_catalog_parts(catalog, docs, target))
-    found = memo.get(key)
-    terms = [] if found is not None else document_terms(docs, cache)
-    return SearchWork(catalog, docs, terms, target, memo, key, found)
+    return SearchWork(catalog, docs, target, cache, key, cache.stage(_FILES_STAGE, dict, single=True).get(key))
 
 
 def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], target: int | None) -> Iterator[str]:
