@@ -22,7 +22,7 @@ from latex2mathml.converter import convert_to_element
 from latex2mathml.symbols_parser import convert_symbol
 
 from .model import Link
-from .text import trim_url
+from .text import collapse_spaces, trim_url
 
 MAX_CHARS = 20_000  # longer abstracts are cut: no real abstract comes near, a pasted paper does
 MAX_MATH_CHARS = 500  # a longer "$...$" is a stray dollar pairing, or an attempt to slow the build
@@ -171,7 +171,7 @@ def _normalise(abstract: str) -> list[str]:
             part = _INVISIBLE.sub("", part)
         if not part.isprintable():  # control characters are not printable
             part = _CONTROL.sub(" ", part)
-        part = " ".join(part.split())  # str.split's white space is the same as re's \s
+        part = collapse_spaces(part)
         if part:
             paragraphs.append(part)
     return paragraphs
@@ -629,7 +629,7 @@ def _text(tokens: list[_Token]) -> str:
             out.append(")")
     text = "".join(out)
     if "\x00" not in text:  # no URL was left out
-        return " ".join(text.split())  # str.split's white space is the same as re's \s
+        return collapse_spaces(text)
     text = _URL_RUN.sub("\x00", _SPACES.sub(" ", text))
     text = _URL_GAP.sub("", _EMPTY_BRACKETS.sub("", text)).replace("\x00", " ")
     return _SPACES.sub(" ", text).strip()
