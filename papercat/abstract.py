@@ -4,7 +4,8 @@ An abstract is untrusted text. It is read into a flat list of tokens (text, math
 delimiters, the ends of styled groups) by a small inline parser: there is no block syntax, so a
 line starting with "#", "1." or ">" stays text. The tokens are then written out twice: as HTML,
 where every piece of text is escaped, math becomes MathML rebuilt from an allowlist and nh3 cleans
-the whole once more; and as plain text for search, snippets and first sentences.
+the whole once more (unless it is only escaped text in paragraphs, which nh3 would return as it is);
+and as plain text for search, snippets and first sentences.
 """
 
 from __future__ import annotations
@@ -777,8 +778,21 @@ def _close_tag(token: _Close) -> str:
     return f"</{token.tag}>" if token.tag else ""
 
 
-def _clean(fragment: str) -> str:
-    """Sanitise with nh3: the allowlist, http(s) links only, rel set on every link."""
+def _fragment(paragraphs: list[list[_Token]], warnings: list[str]) -> str:
+    """Write the paragraphs' tokens as one HTML fragment (before nh3), each paragraph in a <p>."""
+    return "".join(f"<p>{_html(tokens, warnings)}</p>" for tokens in paragraphs)
+
+
+def _clean(fragment: str, paragraphs: int) -> str:
+    """Sanitise with nh3: the allowlist, http(s) links only, rel set on every link.
+
+    Text is escaped, so every "<" starts a tag we wrote. A fragment whose only tags are the <p> and
+    </p> of its ``paragraphs``, and whose characters are all printable, is one nh3 returns as it is:
+    html5ever reads the escaped text back, and writes it escaping only & < > and U+00A0 again. What
+    it would change (U+00A0, CR, NUL, other controls) is unprintable. Such a fragment skips nh3.
+    """
+    if fragment.count("<") == 2 * paragraphs and fragment.isprintable():
+        return fragment
     return nh3.clean(fragment, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https"},
                      link_rel=_REL, strip_comments=True)
 
@@ -797,9 +811,9 @@ def render_abstract(abstract: str) -> RenderedAbstract:
     links: list[Link] = []
     warnings: list[str] = []
     paragraphs = _parse(abstract, links, warnings)
-    fragment = "".join(f"<p>{_html(tokens, warnings)}</p>" for tokens in paragraphs)
+    fragment = _fragment(paragraphs, warnings)
     text = " ".join(_text(tokens) for tokens in paragraphs).strip()
-    return RenderedAbstract(html=_clean(fragment), text=text, links=tuple(links),
+    return RenderedAbstract(html=_clean(fragment, len(paragraphs)), text=text, links=tuple(links),
                             warnings=tuple(dict.fromkeys(warnings)))
 
 
