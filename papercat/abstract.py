@@ -108,9 +108,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\u00ad\u180e]")
 _SPACES = re.compile(r"\s+")
 
-# The lookahead names the characters a token starts with, so the search skips plain text fast.
 _TOKEN = re.compile(
-    r"(?=[hH\\${}*_])"
     r"(?:(?P<url>https?://[^\s<>\"'`{}|\\^]+)"
     r"|\\(?P<cmd>[A-Za-z]+)\*?"
     r"|\\(?P<esc>[^A-Za-z])"
@@ -119,6 +117,10 @@ _TOKEN = re.compile(
     r"|(?P<delim>\*+|_+))",
     re.IGNORECASE,
 )
+# The characters a token starts with, found by a plain character class, which skips text fast; the
+# "h" of a URL only where the text holds a "://" (most have none, and many an "h").
+_TOKEN_START = re.compile(r"[hH\\${}*_]")
+_NON_URL_START = re.compile(r"[\\${}*_]")
 _ESCAPED_OR_DOLLAR = re.compile(r"\\.|\$", re.DOTALL)
 _RAW_ARG = re.compile(r"\s*\{([^{}]*)\}")  # \url{...}, \cite{...}: no braces inside
 _SAFE_URL = re.compile(r"https?://[^\s<>\"'`{}|\\^]+\Z", re.IGNORECASE)
@@ -242,6 +244,17 @@ def _prose(text: str) -> str:
     return _TIE.sub(" ", text) if "~" in text else text
 
 
+def _next_token(text: str, pos: int, starts: re.Pattern[str]) -> re.Match[str] | None:
+    """Return the first token at or after ``pos``, as _TOKEN.search would, trying only where one may start."""
+    start = starts.search(text, pos)
+    while start is not None:
+        match = _TOKEN.match(text, start.start())
+        if match is not None:
+            return match
+        start = starts.search(text, start.start() + 1)  # an "h" that starts no URL, a "\" at the end
+    return None
+
+
 class _Reader:
     """Turns one paragraph into tokens, collecting its links and the problems found."""
 
@@ -267,10 +280,11 @@ class _Reader:
         return self.tokens
 
     def _scan(self, text: str) -> None:
-        dollars = [m.start() for m in _ESCAPED_OR_DOLLAR.finditer(text) if m.group() == "$"]
+        dollars = [m.start() for m in _ESCAPED_OR_DOLLAR.finditer(text) if m.group() == "$"] if "$" in text else []
+        starts = _TOKEN_START if "://" in text else _NON_URL_START
         pos = 0
         while True:
-            match = _TOKEN.search(text, pos)
+            match = _next_token(text, pos, starts)
             if match is None:
                 self._text(text[pos:])
                 return

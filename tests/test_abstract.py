@@ -519,6 +519,22 @@ def test_bundled_links(bundled):
     assert Link("https://github.com/ironartisan/DLP", "code", "Code") in links
 
 
+# --- reading: tokens are tried only where one may start -------------------------------------------
+
+
+def test_next_token_finds_what_a_search_finds():
+    rng = random.Random(3)
+    pieces = ["h", "H", "http", "https://x.org", "HTTP://X.ORG", "://", "\\", "\\em", "\\'", "$", "{", "}",
+              "*", "**", "_", "word", " ", "ſ", "é", "~"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        starts = abstract_module._TOKEN_START if "://" in text else abstract_module._NON_URL_START
+        for pos in range(len(text) + 1):
+            found = abstract_module._next_token(text, pos, starts)
+            searched = abstract_module._TOKEN.search(text, pos)
+            assert (found and found.span()) == (searched and searched.span()), (text, pos)
+
+
 # --- sanitising: nh3 is skipped only where it would change nothing -------------------------------------
 
 # What an HTML parser or sanitiser might treat specially: quotes, entities, markup, script, javascript:
@@ -584,3 +600,4 @@ def test_rendered_html_is_what_nh3_makes_of_the_fragment(synthetic):
     mixed = [" ".join(rng.choices(ADVERSARIAL, k=4)) + "\n\n" + rng.choice(ADVERSARIAL) for _ in range(300)]
     for abstract in bundled_abstracts() + synthetic + ADVERSARIAL + mixed:
         assert render_abstract(abstract).html == nh3_clean(fragment_of(abstract)), repr(abstract[:80])
+
