@@ -174,21 +174,27 @@ class _Scorer:
     def block(self, start: int, stop: int) -> np.ndarray:
         """Return the scores of papers start..stop-1 (rows) with every paper (columns, padded)."""
         scores = self.head[start:stop] @ self.head.T
-        extra = (self.tail[start:stop] @ self.tail_t).tocoo()
-        scores[extra.row, extra.col] += extra.data
+        extra = self.tail[start:stop] @ self.tail_t
+        # Added by flat position: cheaper than indexing by (row, column) pairs.
+        cells = np.repeat(np.arange(0, scores.size, self.width), np.diff(extra.indptr)) + extra.indices
+        scores.ravel()[cells] += extra.data
         return scores
 
 
 def _shortlist(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Return (row, column) of every positive score that may be among its row's k best once exact."""
     rows, width = scores.shape
-    maxima = scores.reshape(rows, width // CHUNK, CHUNK).max(axis=2)
+    chunks = scores.reshape(rows, width // CHUNK, CHUNK)
+    maxima = chunks.max(axis=2)
     if maxima.shape[1] > k:  # the k-th best chunk maximum is at most the k-th best score
         floor = np.partition(maxima, maxima.shape[1] - k, axis=1)[:, maxima.shape[1] - k]
     else:
         floor = np.zeros(rows, dtype=scores.dtype)
     floor = np.maximum(floor - _TOLERANCE, np.finfo(np.float32).tiny)
-    return np.nonzero(scores >= floor[:, None])
+    # Only the few chunks whose maximum reaches the floor are searched, not every cell.
+    row, chunk = np.nonzero(maxima >= floor[:, None])
+    hit, offset = np.nonzero(chunks[row, chunk] >= floor[row, None])
+    return row[hit], chunk[hit] * CHUNK + offset
 
 
 def _exact(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -218,8 +224,8 @@ def _block_neighbours(matrix: sparse.csr_matrix, scorer: _Scorer, k: int, duplic
     """Return the top k of papers start..stop-1, as ``_neighbours`` does."""
     scores = scorer.block(start, stop)
     scores[np.arange(stop - start), np.arange(start, stop)] = 0.0  # never related to itself
-    for i in range(start, stop):
-        scores[i - start, duplicates.get(i, [])] = 0.0  # nor to another copy of itself
+    for i in filter(duplicates.__contains__, range(start, stop)):
+        scores[i - start, duplicates[i]] = 0.0  # nor to another copy of itself
     rows, columns = _shortlist(scores, k)
     left = rows + start
     exact = np.round(_exact(matrix, left, columns), DECIMALS)
