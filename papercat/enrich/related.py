@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import pairwise
 
 import numpy as np
@@ -43,27 +44,43 @@ class _Features:
     """The columns of the paper-term matrix, words and keyphrases mixed, each with its key and name."""
 
     def __init__(self) -> None:
-        self.columns: dict[tuple[bool, tuple[str, ...]], int] = {}
+        self.words: dict[str, int] = {}  # a word's key -> its column
+        self.phrases: dict[tuple[str, ...], int] = {}  # a keyphrase's key -> its column
         self.keys: list[tuple[str, ...]] = []
         self.names: list[str] = []
         self.phrase: list[bool] = []
         self.spellings: dict[int, Counter[str]] = {}  # a word's spellings, once it has a second one
 
-    def column(self, key: tuple[str, ...], name: str, phrase: bool, times: int = 1) -> int:
-        """Return the column of a word key (a 1-tuple) or a keyphrase key, adding it when new."""
-        column = self.columns.get((phrase, key))
+    def _add(self, key: tuple[str, ...], name: str, phrase: bool) -> int:
+        """Return the column of a new word or keyphrase."""
+        self.keys.append(key)
+        self.names.append(name)
+        self.phrase.append(phrase)
+        return len(self.names) - 1
+
+    def count_words(self, words: tuple[tuple[str, str, int], ...]) -> dict[int, int]:
+        """Return how often a paper uses each word (its ``PaperTerms.words``) by column, adding new words."""
+        counts: dict[int, int] = {}
+        columns, names, spellings = self.words, self.names, self.spellings
+        for key, name, times in words:  # a loop kept lean: it runs for every word of every paper
+            column = columns.get(key)
+            if column is None:
+                column = columns[key] = self._add((key,), name, False)
+                if times > 1:
+                    spellings[column] = Counter({name: times})
+            elif name != names[column] or column in spellings:
+                spelt = spellings.get(column)
+                if spelt is None:
+                    spelt = spellings[column] = Counter({names[column]: 1})
+                spelt[name] += times
+            counts[column] = counts.get(column, 0) + times
+        return counts
+
+    def phrase_column(self, key: tuple[str, ...], name: str) -> int:
+        """Return the column of a keyphrase by its key, adding it when new."""
+        column = self.phrases.get(key)
         if column is None:
-            column = self.columns[(phrase, key)] = len(self.names)
-            self.keys.append(key)
-            self.names.append(name)
-            self.phrase.append(phrase)
-            if times > 1:
-                self.spellings[column] = Counter({name: times})
-        elif name != self.names[column] or column in self.spellings:
-            spellings = self.spellings.get(column)
-            if spellings is None:
-                spellings = self.spellings[column] = Counter({self.names[column]: 1})
-            spellings[name] += times
+            column = self.phrases[key] = self._add(key, name, True)
         return column
 
     def settle_names(self) -> None:
@@ -102,15 +119,11 @@ def terms(title: str, abstract: str) -> PaperTerms:
 def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[tuple[str, ...], str],
                   features: _Features) -> dict[int, int]:
     """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
-    counts: dict[int, int] = {}
-    for key, name, times in paper.words:
-        column = features.column((key,), name, False, times)
-        counts[column] = counts.get(column, 0) + times
-    for gram, times in paper.grams.items():
-        if gram in phrases:
-            counts[features.column(gram, phrases[gram], True)] = times
+    counts = features.count_words(paper.words)
+    for gram in filter(phrases.__contains__, paper.grams):
+        counts[features.phrase_column(gram, phrases[gram])] = paper.grams[gram]
     for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
-        column = features.column(key, phrases[key], True)
+        column = features.phrase_column(key, phrases[key])
         counts[column] = max(counts.get(column, 0), 1)
     return counts
 
@@ -197,16 +210,19 @@ def _shortlist(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return row[hit], chunk[hit] * CHUNK + offset
 
 
-def _exact(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _products(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> sparse.csr_matrix:
+    """Return what each shared term adds to the cosines of pairs of papers: a row per pair."""
+    return matrix[left].multiply(matrix[right]).tocsr()
+
+
+def _exact(products: sparse.csr_matrix) -> np.ndarray:
     """Return the cosines of pairs of papers, summed over shared terms in term order: the same both ways."""
-    if not len(left):
-        return np.zeros(0)
-    return np.asarray(matrix[left].multiply(matrix[right]).sum(axis=1)).ravel()
+    return np.asarray(products.sum(axis=1)).ravel()
 
 
-def _neighbours(matrix: sparse.csr_matrix, k: int,
-                duplicates: dict[int, list[int]]) -> list[tuple[int, int, float]]:
-    """Return (paper, related paper, rounded cosine) for each paper's top k, block of rows by block.
+def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int,
+                duplicates: dict[int, list[int]]) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block of rows by block.
 
     The blocks are independent, so worker processes share them (parallel.py).
     """
@@ -214,50 +230,60 @@ def _neighbours(matrix: sparse.csr_matrix, k: int,
     scorer = _Scorer(matrix)
     step = max(1, BLOCK_CELLS // scorer.width)
     blocks = [(start, min(n, start + step)) for start in range(0, n, step)]
-    found = parallel_map(lambda block: _block_neighbours(matrix, scorer, k, duplicates, *block), blocks,
+    found = parallel_map(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, *block), blocks,
                          min_items=2)
     return [pair for pairs in found for pair in pairs]
 
 
-def _block_neighbours(matrix: sparse.csr_matrix, scorer: _Scorer, k: int, duplicates: dict[int, list[int]],
-                      start: int, stop: int) -> list[tuple[int, int, float]]:
+def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
+                      duplicates: dict[int, list[int]], start: int,
+                      stop: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
     """Return the top k of papers start..stop-1, as ``_neighbours`` does."""
     scores = scorer.block(start, stop)
     scores[np.arange(stop - start), np.arange(start, stop)] = 0.0  # never related to itself
     for i in filter(duplicates.__contains__, range(start, stop)):
         scores[i - start, duplicates[i]] = 0.0  # nor to another copy of itself
     rows, columns = _shortlist(scores, k)
+    if not len(rows):
+        return []
     left = rows + start
-    exact = np.round(_exact(matrix, left, columns), DECIMALS)
+    products = _products(matrix, left, columns)
+    exact = np.round(_exact(products), DECIMALS)
     # Each row's shortlist best first, ties to the lower index; keep its first k positive scores.
     order = np.lexsort((columns, -exact, left))
     left, columns, exact = left[order], columns[order], exact[order]
     first = np.searchsorted(left, left)  # where each row's shortlist starts
     keep = (np.arange(len(left)) - first < k) & (exact > 0)
-    return list(zip(left[keep].tolist(), columns[keep].tolist(), exact[keep].tolist()))
+    shared = _explain(products[order[keep]], features)
+    return list(zip(left[keep].tolist(), columns[keep].tolist(), exact[keep].tolist(), shared))
 
 
-def _explain(matrix: sparse.csr_matrix, features: _Features,
-             pairs: list[tuple[int, int, float]]) -> list[tuple[str, ...]]:
-    """Return for each pair the shared terms that add most to its cosine, no word of a phrase shown before."""
-    if not pairs:
-        return []
-    products = matrix[[a for a, _, _ in pairs]].multiply(matrix[[b for _, b, _ in pairs]]).tocsr()
-    # Each pair's terms by contribution, largest first, ties by column: one sort for all pairs.
-    rows = np.repeat(np.arange(len(pairs)), np.diff(products.indptr))
-    ranked = products.indices[np.lexsort((products.indices, -products.data, rows))].tolist()
+def _explain(products: sparse.csr_matrix, features: _Features) -> list[tuple[str, ...]]:
+    """Return for each pair (a row of ``_products``) the shared terms that add most to its cosine,
+    no word of a phrase shown before."""
+    products.sort_indices()
+    # Each pair's terms by contribution, largest first, ties by column: one sort for all pairs. Complex
+    # numbers sort by real part, then imaginary part; a stable sort keeps the columns in order on ties and
+    # runs fast over the pairs, which are in order already.
+    rows = np.repeat(np.arange(products.shape[0]), np.diff(products.indptr))
+    ranked = products.indices[np.argsort(rows - 1j * products.data, kind="stable")].tolist()
     bounds = products.indptr.tolist()
+    names, keys, phrase = features.names, features.keys, features.phrase
+
+    @cache
+    def telling(column: int) -> bool:
+        return is_telling(names[column])
+
     out = []
-    for p in range(len(pairs)):
+    for p in range(products.shape[0]):
         shown: list[str] = []
         words_shown: set[str] = set()
         for c in ranked[bounds[p]:bounds[p + 1]]:
-            name, key = features.names[c], features.keys[c]
-            if features.phrase[c] or key[0] not in words_shown and is_telling(name):
-                shown.append(name)
-                words_shown.update(key)
-            if len(shown) == MAX_SHARED:
-                break
+            if phrase[c] or keys[c][0] not in words_shown and telling(c):
+                shown.append(names[c])
+                words_shown.update(keys[c])
+                if len(shown) == MAX_SHARED:
+                    break
         out.append(tuple(shown))
     return out
 
@@ -275,8 +301,7 @@ def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphr
     if not k:
         return [() for _ in docs]
     matrix, features = _matrix(papers, keyphrases)
-    pairs = _neighbours(matrix, k, _duplicates(docs))
     out: list[list[Related]] = [[] for _ in docs]
-    for (a, b, score), shared in zip(pairs, _explain(matrix, features, pairs)):
+    for a, b, score, shared in _neighbours(matrix, features, k, _duplicates(docs)):
         out[a].append(Related(b, score, shared))
     return [tuple(related) for related in out]
