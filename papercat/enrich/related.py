@@ -195,8 +195,7 @@ class _Scorer:
 
 
 def _shortlist(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return (column, row) of every positive score that may be among its column's k best once exact,
-    column by column."""
+    """Return (column, row) of every positive score that may be among its column's k best once exact."""
     width, columns = scores.shape
     chunks = scores.reshape(width // CHUNK, CHUNK, columns)
     maxima = chunks.max(axis=1).T  # a row of chunk maxima for each column of scores
@@ -223,7 +222,7 @@ def _exact(products: sparse.csr_matrix) -> np.ndarray:
 
 def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int,
                 duplicates: dict[int, list[int]]) -> list[tuple[int, int, float, tuple[str, ...]]]:
-    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block of rows by block.
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block by block.
 
     The blocks are independent, so worker processes share them (parallel.py).
     """
@@ -231,8 +230,8 @@ def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int,
     scorer = _Scorer(matrix)
     step = max(1, BLOCK_CELLS // scorer.width)
     blocks = [(start, min(n, start + step)) for start in range(0, n, step)]
-    found = parallel_map(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, *block), blocks,
-                         min_items=2)
+    found = parallel_map(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, *block),
+                         blocks, min_items=2)
     return [pair for pairs in found for pair in pairs]
 
 
@@ -244,24 +243,26 @@ def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _S
     scores[np.arange(start, stop), np.arange(stop - start)] = 0.0  # never related to itself
     for i in filter(duplicates.__contains__, range(start, stop)):
         scores[duplicates[i], i - start] = 0.0  # nor to another copy of itself
-    rows, columns = _shortlist(scores, k)
-    if not len(rows):
+    mine, others = _shortlist(scores, k)
+    if not len(mine):
         return []
-    left = rows + start
-    products = _products(matrix, left, columns)
+    left = mine + start
+    products = _products(matrix, left, others)
     exact = np.round(_exact(products), DECIMALS)
-    # Each row's shortlist best first, ties to the lower index; keep its first k positive scores.
-    order = np.lexsort((columns, -exact, left))
-    left, columns, exact = left[order], columns[order], exact[order]
-    first = np.searchsorted(left, left)  # where each row's shortlist starts
+    # Each paper's shortlist best first, ties to the lower index; keep its first k positive scores.
+    order = np.lexsort((others, -exact, left))
+    left, others, exact = left[order], others[order], exact[order]
+    first = np.searchsorted(left, left)  # where each paper's shortlist starts
     keep = (np.arange(len(left)) - first < k) & (exact > 0)
     shared = _explain(products[order[keep]], features)
-    return list(zip(left[keep].tolist(), columns[keep].tolist(), exact[keep].tolist(), shared))
+    return list(zip(left[keep].tolist(), others[keep].tolist(), exact[keep].tolist(), shared))
 
 
 def _explain(products: sparse.csr_matrix, features: _Features) -> list[tuple[str, ...]]:
-    """Return for each pair (a row of ``_products``) the shared terms that add most to its cosine,
-    no word of a phrase shown before."""
+    """Return for each pair (a row of ``_products``) the shared terms that add most to its cosine.
+
+    No word of a keyphrase already shown is shown again.
+    """
     products.sort_indices()
     # Each pair's terms by contribution, largest first, ties by column: one sort for all pairs. Complex
     # numbers sort by real part, then imaginary part; a stable sort keeps the columns in order on ties and
