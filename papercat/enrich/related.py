@@ -173,7 +173,7 @@ class _Scorer:
     def __init__(self, matrix: sparse.csr_matrix) -> None:
         n, terms = matrix.shape
         self.width = n + (-n) % CHUNK  # padded with papers that share nothing, so rows split into chunks
-        df = np.diff(matrix.tocsc().indptr)
+        df = np.bincount(matrix.indices, minlength=terms)
         head = np.sort(np.argsort(-df, kind="stable")[:min(HEAD_TERMS, terms)])
         tail = np.setdiff1d(np.arange(terms), head)
         single = matrix.astype(np.float32)
