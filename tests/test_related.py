@@ -155,6 +155,12 @@ def test_papers_sharing_nothing_get_fewer_than_k():
     assert found[2] == ()
 
 
+def test_papers_sharing_no_term_have_none():
+    docs = [("", "Graph neural networks predict molecular properties."),
+            ("", "Reinforcement learning for robotic grasping.")]
+    assert related_papers(docs, [("graph neural network",), ("reinforcement learning",)]) == [(), ()]
+
+
 def test_identical_abstracts_are_one_paper_twice_not_related():
     abstract = "Sparse autoencoders find monosemantic features in transformer activations."
     docs = [("A", abstract),
