@@ -223,6 +223,8 @@ def test_terms_depend_on_their_paper_alone_and_survive_pickling(bundled, bundled
     ("Training Agents. A Second Sentence",
      "Training helps. Reward models (RMs) score answers. LLMs process text."),
     ("Steering vectors", "Theory-of-mind (ToM) lets agents plan; ToM's limits show. ToM agents plan well."),
+    ("Training agents to plan", "We train agents. Training agents to plan is hard for LLMs."),
+    ("(Learning) rules of games", "Rules of games are learnt. Learning rules."),
     ("A leaderboard", "We host the leaderboard at gorilla.cs.berkeley.edu for Function Calling models."),
     ("", "Sparse autoencoders find features. Features of MoE's experts. e.g. Some text, i.e. more."),
     ("Exploring the limits", "Exploring the limits of transfer. The Berkeley Function Calling Leaderboard."),

@@ -270,6 +270,7 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 
 # Flags of a word, worked out once per distinct word.
 _ING, _CODED, _PLURAL, _ADJECTIVE, _BLAND_WORD, _GENERIC_WORD = 1, 2, 4, 8, 16, 32
+_BROAD = _BLAND_WORD | _GENERIC_WORD  # a broad word of the field or research talk
 
 # A word of a run: (key, surface, singular surface, flags). The key is lowercase, singular and
 # without hyphens, so "Pre-trainings" and "pretraining" match.
@@ -660,12 +661,13 @@ def _candidates(runs: list[tuple[list[_Token], int]], grams: list[list[_Key]], f
     counters = [Counter(g) for g in grams]
     phrases: dict[_Key, list] = {}
     filler: set[_Key] = set()
+    flag = flags.__getitem__
     for part, counter in enumerate(counters):
         weight, literal = _part_weight(part), int(part > 0)
         for key, n in counter.items():
             phrase = phrases.get(key)
             if phrase is None:
-                if key in filler or _is_filler(key, tuple(flags[w] for w in key)):
+                if key in filler or _is_filler(key, tuple(map(flag, key))):
                     filler.add(key)
                     continue
                 phrase = phrases[key] = [0.0, 0, 0, False]
@@ -726,12 +728,16 @@ def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], runs: li
 
 
 def _is_filler(key: _Key, flags: tuple[int, ...]) -> bool:
-    """Return whether a phrase cannot be a keyphrase: "model performance", "LLM", "layer", "gated"."""
+    """Return whether a phrase cannot be a keyphrase: "model performance", "LLM", "layer", "gated".
+
+    That is one ending in an adjective, one every abstract uses, a broad word alone, or research
+    talk after broad words ("model performance", "training data").
+    """
     if flags[-1] & _ADJECTIVE or key in _GENERIC_PHRASES:
         return True
-    if all(f & _GENERIC_WORD for f in flags) or len(flags) == 1 and flags[0] & _BLAND_WORD:
-        return True
-    return bool(flags[-1] & _GENERIC_WORD) and all(f & (_BLAND_WORD | _GENERIC_WORD) for f in flags)
+    if len(flags) == 1:
+        return bool(flags[0] & _BROAD)
+    return bool(flags[-1] & _GENERIC_WORD) and all(f & _BROAD for f in flags[:-1])
 
 
 def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
@@ -848,26 +854,27 @@ def analyse(title: str, abstract: str) -> PaperPhrases:
     return _analyse(title, abstract)[0]
 
 
-# The abstract's runs and its n-grams, in lists to be joined: what count_terms reads of it.
-_AbstractTerms = tuple[list[list[_Token]], list[list[_Key]]]
-
-
 def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, TermCounts]:
     """Return ``analyse(title, abstract)`` and ``count_terms(title, abstract)``.
 
-    The abstract's runs and n-grams are worked out once when the two read it alike: when no web
-    address is cut from it and it spells out no one-word alias.
+    The runs and n-grams of the abstract are worked out once for both when no web address is cut
+    from it and it spells out no one-word alias; those of the title too when it reads alike.
     """
-    analysed, shared = _analyse(title, abstract)
-    if shared is None:
+    analysed, runs, grams, adapted = _analyse(title, abstract)
+    if adapted:
         return analysed, count_terms(title, abstract)
-    runs, grams = shared
+    if _title_reads_alike(title):
+        return analysed, _term_counts([run for run, _ in runs], grams)
     title_runs = _plain_runs(title)
-    return analysed, _term_counts(title_runs + runs, [_run_grams(title_runs), *grams])
+    return analysed, _term_counts(title_runs + [run for run, part in runs if part],
+                                  [_run_grams(title_runs), *grams[1:]])
 
 
-def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, _AbstractTerms | None]:
-    """Return ``analyse(title, abstract)`` and, if ``count_terms`` reads the abstract alike, what it needs."""
+def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
+                                                 list[list[_Key]], bool]:
+    """Return ``analyse(title, abstract)``, the paper's runs and ``_ngrams`` lists, and whether the
+    abstract was adapted (web addresses cut, one-word aliases put in), so that the runs are not
+    ``_plain_runs``'s."""
     proper: set[str] = set()
     plain = _without_domains(abstract)
     defined = _aliases(plain)  # read only, by the runs and the candidates alike
@@ -882,10 +889,14 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, _AbstractTerms | 
     phrases = _candidates(runs, grams, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
     analysed = PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
-    if plain != abstract or aliases:
-        return analysed, None
-    # Without aliases, each sentence's runs are _runs's of it alone, as _plain_runs has them.
-    return analysed, ([run for run, part in runs if part], grams[1:])
+    return analysed, runs, grams, plain != abstract or bool(aliases)
+
+
+def _title_reads_alike(title: str) -> bool:
+    """Return whether a title's runs are ``_plain_runs``'s: it is one sentence whose first piece is no
+    -ing word, the only word ``_runs``'s title rule may take for a verb where a sentence's would not."""
+    first = next(chain.from_iterable(map(_pieces, title.split())), _BREAK)[1]
+    return (first is None or not first[3] & _ING) and _SENTENCE_END.search(title) is None
 
 
 _TOKENIZE_BATCH = 4096  # papers whose phrase codes are found at once
