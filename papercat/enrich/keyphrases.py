@@ -647,12 +647,9 @@ def _add_grams(found: list[_Key], words: list[str]) -> None:
 def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dict[str, int]]:
     """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences); map words to flags."""
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
-    flags: dict[str, int] = {}
     for run, part in runs:
-        words = [t[0] for t in run]
-        flags.update(zip(words, [t[3] for t in run]))
-        _add_grams(grams[min(part, len(grams) - 1)], words)
-    return grams, flags
+        _add_grams(grams[min(part, len(grams) - 1)], [t[0] for t in run])
+    return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
 
 
 def _candidates(runs: list[tuple[list[_Token], int]], grams: list[list[_Key]], flags: dict[str, int],
