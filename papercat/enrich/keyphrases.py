@@ -462,7 +462,7 @@ def _run_grams(runs: list[list[_Token]]) -> list[_Key]:
 def _term_counts(runs: list[list[_Token]], grams: list[list[_Key]]) -> TermCounts:
     """Return the counts of the words of runs and of their n-grams, given in lists to be joined in order."""
     words: dict[tuple[str, str], int] = {}
-    for token, times in Counter(chain.from_iterable(runs)).items():  # distinct words first: fewer to show
+    for token, times in Counter(chain.from_iterable(runs)).items():  # each distinct word shown once
         word = _term_word(token)
         words[word] = words.get(word, 0) + times
     return (tuple((key, name, times) for (key, name), times in words.items()),
@@ -870,7 +870,7 @@ def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, Te
 def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
                                                  list[list[_Key]], bool]:
     """Return ``analyse(title, abstract)``, the paper's runs and ``_ngrams`` lists, and whether the
-    abstract was adapted (web addresses cut, one-word aliases put in), so that the runs are not
+    abstract was adapted (web addresses cut, one-word aliases put in): then its runs are not
     ``_plain_runs``'s."""
     proper: set[str] = set()
     plain = _without_domains(abstract)
