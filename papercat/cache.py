@@ -183,8 +183,8 @@ class Stage:
         """Return ``[compute(item) for item in items]``, taking each result from the cache if it is there.
 
         ``known`` holds results the caller has already, by key (another stage's ``map_with`` worked
-        them out): they are taken, and kept, as if computed. What is in neither is computed by worker
-        processes (parallel.py); ``done(n)`` is called as ``n`` more items are ready.
+        them out): what the cache misses is taken from it, and kept, as if computed. The rest is
+        computed by worker processes (parallel.py); ``done(n)`` is called as ``n`` more items are ready.
         """
         if self.cache.folder is None and not known:
             return parallel_map(compute, items, done)
@@ -201,10 +201,9 @@ class Stage:
         keys = [key(item) for item in items]
         out: list[R | None] = []
         for k in keys:
-            value = known.get(k)
-            if value is None:
-                value = self.get(k)
-            else:
+            value = self.get(k)
+            if value is None and k in known:
+                value = known[k]
                 self.put(k, value)
             out.append(value)
         missing = [n for n, value in enumerate(out) if value is None]
