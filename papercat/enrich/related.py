@@ -6,15 +6,21 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import pairwise
 
 import numpy as np
 from scipy import sparse
 
-from papercat.enrich.keyphrases import is_telling, reference_size, term_runs
+from papercat.enrich.keyphrases import (
+    PaperPhrases,
+    analyse_and_count_terms,
+    count_terms,
+    is_telling,
+    reference_size,
+    term_runs,
+)
 from papercat.parallel import parallel_map
 
-__all__ = ["PaperTerms", "Related", "relate", "related_papers", "terms"]
+__all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "related_papers", "terms"]
 
 PHRASE_BOOST = 2.0  # a keyphrase shared says more than its words shared one by one
 MAX_SHARED = 4
@@ -104,16 +110,13 @@ class PaperTerms:
 
 def terms(title: str, abstract: str) -> PaperTerms:
     """Return the words and n-grams of a paper: the per-paper part of the TF-IDF matrix."""
-    words: list[tuple[str, str]] = []
-    grams: list[tuple[str, ...]] = []
-    for run in term_runs(title) + term_runs(abstract):
-        words.extend(run)
-        keys = [key for key, _ in run]
-        grams.extend(zip(keys))  # zip makes the n-gram tuples in C
-        grams.extend(pairwise(keys))
-        grams.extend(zip(keys, keys[1:], keys[2:]))
-    return PaperTerms(tuple((key, name, times) for (key, name), times in Counter(words).items()),
-                      dict(Counter(grams)))
+    return PaperTerms(*count_terms(title, abstract))
+
+
+def analyse_with_terms(title: str, abstract: str) -> tuple[PaperPhrases, PaperTerms]:
+    """Return ``keyphrases.analyse(title, abstract)`` and ``terms(title, abstract)``: the words read once."""
+    analysed, counts = analyse_and_count_terms(title, abstract)
+    return analysed, PaperTerms(*counts)
 
 
 def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[tuple[str, ...], str],
