@@ -60,9 +60,12 @@ def run(abstracts: list[str], taxonomy: tuple) -> tuple[dict[str, tuple[float, f
     first = [t or f"Paper {n}" for n, t in enumerate(derived)]
     titles = timed("unique_titles", lambda: unique_titles(first, abstracts))
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
-    analyses = timed("keyphrases.analyse", lambda: [keyphrases.analyse(*doc) for doc in docs])
+    # One pass gives both halves, as in a build; they are digested under their own names.
+    both = timed("related.analyse_with_terms", lambda: [related.analyse_with_terms(*doc) for doc in docs])
+    del outputs["related.analyse_with_terms"]
+    analyses = outputs["keyphrases.analyse"] = [analysed for analysed, _ in both]
+    terms = outputs["related.terms"] = [counted for _, counted in both]
     phrases = timed("keyphrases.pick", lambda: keyphrases.pick(analyses))
-    terms = timed("related.terms", lambda: [related.terms(*doc) for doc in docs])
     timed("related.relate", lambda: related.relate(docs, terms, phrases))
     matches = timed("topics.assign_topics", lambda: [assign_topics(f"{t} {r.text}", taxonomy)
                                                       for t, r in zip(titles, rendered)])
@@ -111,10 +114,10 @@ def main() -> None:
     with paused_gc():  # as make_catalog and search_files run them
         seconds, outputs = run(abstracts, taxonomy)
     # CPU seconds are steadier than wall seconds on a busy machine.
-    print(f"{len(abstracts):,} papers ({len(bundled)} bundled)      wall s    CPU s")
+    print(f"{len(abstracts):,} papers ({len(bundled)} bundled)          wall s    CPU s")
     for name, (wall, cpu) in seconds.items():
-        print(f"{name:24} {wall:8.2f} {cpu:8.2f}")
-    print(f"{'total':24} {sum(w for w, _ in seconds.values()):8.2f} {sum(c for _, c in seconds.values()):8.2f}")
+        print(f"{name:28} {wall:8.2f} {cpu:8.2f}")
+    print(f"{'total':28} {sum(w for w, _ in seconds.values()):8.2f} {sum(c for _, c in seconds.values()):8.2f}")
     if args.dump:
         digests = {name: digest(value) for name, value in outputs.items()}
         args.dump.write_text(json.dumps({"papers": len(abstracts), "seconds": seconds, "digests": digests},

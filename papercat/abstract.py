@@ -4,7 +4,8 @@ An abstract is untrusted text. It is read into a flat list of tokens (text, math
 delimiters, the ends of styled groups) by a small inline parser: there is no block syntax, so a
 line starting with "#", "1." or ">" stays text. The tokens are then written out twice: as HTML,
 where every piece of text is escaped, math becomes MathML rebuilt from an allowlist and nh3 cleans
-the whole once more; and as plain text for search, snippets and first sentences.
+the whole once more (unless it is only escaped text in paragraphs, which nh3 would return as it is);
+and as plain text for search, snippets and first sentences.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from latex2mathml.converter import convert_to_element
 from latex2mathml.symbols_parser import convert_symbol
 
 from .model import Link
-from .text import trim_url
+from .text import collapse_spaces, trim_url
 
 MAX_CHARS = 20_000  # longer abstracts are cut: no real abstract comes near, a pasted paper does
 MAX_MATH_CHARS = 500  # a longer "$...$" is a stray dollar pairing, or an attempt to slow the build
@@ -107,9 +108,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\u00ad\u180e]")
 _SPACES = re.compile(r"\s+")
 
-# The lookahead names the characters a token starts with, so the search skips plain text fast.
 _TOKEN = re.compile(
-    r"(?=[hH\\${}*_])"
     r"(?:(?P<url>https?://[^\s<>\"'`{}|\\^]+)"
     r"|\\(?P<cmd>[A-Za-z]+)\*?"
     r"|\\(?P<esc>[^A-Za-z])"
@@ -118,6 +117,10 @@ _TOKEN = re.compile(
     r"|(?P<delim>\*+|_+))",
     re.IGNORECASE,
 )
+# The characters a token starts with, found by a plain character class, which skips text fast; the
+# "h" of a URL only where the text holds a "://" (most have none, and many an "h").
+_TOKEN_START = re.compile(r"[hH\\${}*_]")
+_NON_URL_START = re.compile(r"[\\${}*_]")
 _ESCAPED_OR_DOLLAR = re.compile(r"\\.|\$", re.DOTALL)
 _RAW_ARG = re.compile(r"\s*\{([^{}]*)\}")  # \url{...}, \cite{...}: no braces inside
 _SAFE_URL = re.compile(r"https?://[^\s<>\"'`{}|\\^]+\Z", re.IGNORECASE)
@@ -171,7 +174,7 @@ def _normalise(abstract: str) -> list[str]:
             part = _INVISIBLE.sub("", part)
         if not part.isprintable():  # control characters are not printable
             part = _CONTROL.sub(" ", part)
-        part = " ".join(part.split())  # str.split's white space is the same as re's \s
+        part = collapse_spaces(part)
         if part:
             paragraphs.append(part)
     return paragraphs
@@ -241,6 +244,17 @@ def _prose(text: str) -> str:
     return _TIE.sub(" ", text) if "~" in text else text
 
 
+def _next_token(text: str, pos: int, starts: re.Pattern[str]) -> re.Match[str] | None:
+    """Return the first token at or after ``pos``, as _TOKEN.search would, trying only where one may start."""
+    start = starts.search(text, pos)
+    while start is not None:
+        match = _TOKEN.match(text, start.start())
+        if match is not None:
+            return match
+        start = starts.search(text, start.start() + 1)  # an "h" that starts no URL, a "\" at the end
+    return None
+
+
 class _Reader:
     """Turns one paragraph into tokens, collecting its links and the problems found."""
 
@@ -266,10 +280,11 @@ class _Reader:
         return self.tokens
 
     def _scan(self, text: str) -> None:
-        dollars = [m.start() for m in _ESCAPED_OR_DOLLAR.finditer(text) if m.group() == "$"]
+        dollars = [m.start() for m in _ESCAPED_OR_DOLLAR.finditer(text) if m.group() == "$"] if "$" in text else []
+        starts = _TOKEN_START if "://" in text else _NON_URL_START
         pos = 0
         while True:
-            match = _TOKEN.search(text, pos)
+            match = _next_token(text, pos, starts)
             if match is None:
                 self._text(text[pos:])
                 return
@@ -629,7 +644,7 @@ def _text(tokens: list[_Token]) -> str:
             out.append(")")
     text = "".join(out)
     if "\x00" not in text:  # no URL was left out
-        return " ".join(text.split())  # str.split's white space is the same as re's \s
+        return collapse_spaces(text)
     text = _URL_RUN.sub("\x00", _SPACES.sub(" ", text))
     text = _URL_GAP.sub("", _EMPTY_BRACKETS.sub("", text)).replace("\x00", " ")
     return _SPACES.sub(" ", text).strip()
@@ -777,8 +792,21 @@ def _close_tag(token: _Close) -> str:
     return f"</{token.tag}>" if token.tag else ""
 
 
-def _clean(fragment: str) -> str:
-    """Sanitise with nh3: the allowlist, http(s) links only, rel set on every link."""
+def _fragment(paragraphs: list[list[_Token]], warnings: list[str]) -> str:
+    """Write the paragraphs' tokens as one HTML fragment (before nh3), each paragraph in a <p>."""
+    return "".join(f"<p>{_html(tokens, warnings)}</p>" for tokens in paragraphs)
+
+
+def _clean(fragment: str, paragraphs: int) -> str:
+    """Sanitise with nh3: the allowlist, http(s) links only, rel set on every link.
+
+    Text is escaped, so every "<" starts a tag we wrote. A fragment whose only tags are the <p> and
+    </p> of its ``paragraphs``, and whose characters are all printable, is one nh3 returns as it is:
+    html5ever reads the escaped text back, and writes it escaping only & < > and U+00A0 again. What
+    it would change (U+00A0, CR, NUL, other controls) is unprintable. Such a fragment skips nh3.
+    """
+    if fragment.count("<") == 2 * paragraphs and fragment.isprintable():
+        return fragment
     return nh3.clean(fragment, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https"},
                      link_rel=_REL, strip_comments=True)
 
@@ -797,9 +825,9 @@ def render_abstract(abstract: str) -> RenderedAbstract:
     links: list[Link] = []
     warnings: list[str] = []
     paragraphs = _parse(abstract, links, warnings)
-    fragment = "".join(f"<p>{_html(tokens, warnings)}</p>" for tokens in paragraphs)
+    fragment = _fragment(paragraphs, warnings)
     text = " ".join(_text(tokens) for tokens in paragraphs).strip()
-    return RenderedAbstract(html=_clean(fragment), text=text, links=tuple(links),
+    return RenderedAbstract(html=_clean(fragment, len(paragraphs)), text=text, links=tuple(links),
                             warnings=tuple(dict.fromkeys(warnings)))
 
 

@@ -68,6 +68,7 @@ _CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# papercat's buil
 
 T = TypeVar("T")
 R = TypeVar("R")
+X = TypeVar("X")
 
 
 def digest(*parts: str | bytes) -> bytes:
@@ -192,23 +193,42 @@ class Stage:
             self.added += 1
 
     def map(self, compute: Callable[[T], R], items: Sequence[T], key: Callable[[T], bytes],
-            done: Callable[[int], None] | None = None) -> list[R]:
+            done: Callable[[int], None] | None = None, known: dict[bytes, R] | None = None) -> list[R]:
         """Return ``[compute(item) for item in items]``, taking each result from the cache if it is there.
 
-        What is not in the cache is computed by worker processes (parallel.py); ``done(n)`` is called
-        as ``n`` more items are ready.
+        ``known`` holds results the caller has already, by key (another stage's ``map_with`` worked
+        them out): what the cache misses is taken from it, and kept, as if computed. The rest is
+        computed by worker processes (parallel.py); ``done(n)`` is called as ``n`` more items are ready.
         """
-        if self.cache.folder is None:
+        if self.cache.folder is None and not known:
             return parallel_map(compute, items, done)
+        return self._map(lambda item: (compute(item), None), items, key, done, known or {})[0]
+
+    def map_with(self, compute: Callable[[T], tuple[R, X]], items: Sequence[T], key: Callable[[T], bytes],
+                 done: Callable[[int], None] | None = None) -> tuple[list[R], dict[bytes, X]]:
+        """Return ``map``'s results for a ``compute`` that returns (result, by-product), and the by-product
+        of each item computed now, by key: what this stage does not keep, for another stage's ``known``."""
+        return self._map(compute, items, key, done, {})
+
+    def _map(self, compute: Callable[[T], tuple[R, X]], items: Sequence[T], key: Callable[[T], bytes],
+             done: Callable[[int], None] | None, known: dict[bytes, R]) -> tuple[list[R], dict[bytes, X]]:
         keys = [key(item) for item in items]
-        out = [self.get(k) for k in keys]
+        out: list[R | None] = []
+        for k in keys:
+            value = self.get(k)
+            if value is None and k in known:
+                value = known[k]
+                self.put(k, value)
+            out.append(value)
         missing = [n for n, value in enumerate(out) if value is None]
         if done is not None:
             done(len(items) - len(missing))
-        for n, value in zip(missing, parallel_map(compute, [items[n] for n in missing], done)):
+        by_products: dict[bytes, X] = {}
+        for n, (value, extra) in zip(missing, parallel_map(compute, [items[n] for n in missing], done)):
             self.put(keys[n], value)
             out[n] = value
-        return out
+            by_products[keys[n]] = extra
+        return out, by_products  # type: ignore[return-value]
 
     def changed(self) -> bool:
         """Return whether the file must be written: entries added, entries unused, or an untrusted file."""

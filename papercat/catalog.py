@@ -53,11 +53,11 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     titles = _titles(merged, overrides, cache, bar)
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
     bar.restart("keyphrases")
-    phrases = _keyphrases(docs, cache, bar)
+    phrases, counted = _keyphrases(docs, cache, bar)
     bar.restart("related papers")
     order = paper_order(list(venues.values()), venue_order, {m.id: m.found[0][1] for m in merged})
     position = {m.id: n for n, m in enumerate(merged)}
-    near, places = _related(docs, phrases, [position[i] for i in order], cache, bar)
+    near, places = _related(docs, phrases, counted, [position[i] for i in order], cache, bar)
     bar.restart("topics")
     taxonomy_key = digest(repr(taxonomy))
     matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
@@ -120,28 +120,36 @@ def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache,
     return unique_titles(first, [m.abstract for m in merged], keep=given)
 
 
-def _keyphrases(docs: list[tuple[str, str]], cache: Cache, bar: Stage) -> list[tuple[str, ...]]:
-    """Return every paper's keyphrases: each paper analysed alone (cached), then picked across the catalog."""
+def _keyphrases(docs: list[tuple[str, str]], cache: Cache,
+                bar: Stage) -> tuple[list[tuple[str, ...]], dict[bytes, related.PaperTerms]]:
+    """Return every paper's keyphrases: each paper analysed alone (cached), then picked across the catalog.
+
+    Also return the terms of the papers analysed now, by key: counted in the same pass over their
+    words, for ``_related``.
+    """
     memo = cache.stage("keyphrases-catalog", list, single=True)
     key = digest_of(_doc_parts("keyphrases", docs))
     found = memo.get(key)
     if found is not None:
         bar.advance(len(docs))
-    else:
-        analyses = cache.stage("keyphrases", keyphrases.PaperPhrases).map(
-            lambda doc: keyphrases.analyse(*doc), docs, lambda doc: digest(*doc), bar.advance)
-        bar.note("picking keyphrases")
-        found = keyphrases.pick(analyses)
-        memo.put(key, found)
-        cache.stage("keyphrases", keyphrases.PaperPhrases).close()
-    return found
+        return found, {}
+    stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
+    analyses, counted = stage.map_with(lambda doc: related.analyse_with_terms(*doc), docs,
+                                       lambda doc: digest(*doc), bar.advance)
+    bar.note("picking keyphrases")
+    found = keyphrases.pick(analyses)
+    memo.put(key, found)
+    stage.close()
+    return found, counted
 
 
-def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]], rows: list[int],
-             cache: Cache, bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
+def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]],
+             counted: dict[bytes, related.PaperTerms], rows: list[int], cache: Cache,
+             bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
     """Return every paper's related papers and the places on the map of papers ``rows`` (catalog order).
 
-    Both come from each paper's terms, counted alone (cached), then compared across the catalog.
+    Both come from each paper's terms, counted alone (cached, or ``counted`` already), then compared
+    across the catalog.
     """
     near_memo = cache.stage("related-catalog", list, single=True)
     near_key = digest_of(_doc_parts("related", docs, phrases))
@@ -152,7 +160,7 @@ def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]], rows: 
         bar.advance(len(docs))
         return near, places
     stage = cache.stage("related", related.PaperTerms)
-    terms = stage.map(lambda doc: related.terms(*doc), docs, lambda doc: digest(*doc), bar.advance)
+    terms = stage.map(lambda doc: related.terms(*doc), docs, lambda doc: digest(*doc), bar.advance, counted)
     if places is None:
         bar.note("placing papers on the map")
         places = map_places([terms[r] for r in rows])

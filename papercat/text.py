@@ -26,6 +26,10 @@ def collapse_spaces(text: str) -> str:
 
     White space is what ``str.isspace`` says it is, as for the regular expression ``\\s``.
     """
+    # Every white space character but " " is unprintable: a printable text without "  " or a space
+    # at either end has nothing to fold, and checking that is faster than splitting and joining.
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
     return " ".join(text.split())
 
 

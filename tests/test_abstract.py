@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import html
+import random
 import re
+import sys
+import tempfile
 from html.parser import HTMLParser
+from pathlib import Path
 from xml.etree.ElementTree import Element, SubElement
 
 import nh3
@@ -512,3 +517,87 @@ def test_bundled_links(bundled):
     assert {link.kind for link in links} == {"code", "project"}
     assert Link("https://guardagent.github.io/", "project", "Project page") in links
     assert Link("https://github.com/ironartisan/DLP", "code", "Code") in links
+
+
+# --- reading: tokens are tried only where one may start -------------------------------------------
+
+
+def test_next_token_finds_what_a_search_finds():
+    rng = random.Random(3)
+    pieces = ["h", "H", "http", "https://x.org", "HTTP://X.ORG", "://", "\\", "\\em", "\\'", "$", "{", "}",
+              "*", "**", "_", "word", " ", "ſ", "é", "~"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        starts = abstract_module._TOKEN_START if "://" in text else abstract_module._NON_URL_START
+        for pos in range(len(text) + 1):
+            found = abstract_module._next_token(text, pos, starts)
+            searched = abstract_module._TOKEN.search(text, pos)
+            assert (found and found.span()) == (searched and searched.span()), (text, pos)
+
+
+# --- sanitising: nh3 is skipped only where it would change nothing -------------------------------------
+
+# What an HTML parser or sanitiser might treat specially: quotes, entities, markup, script, javascript:
+# URLs, NBSP and other spaces, CR, tabs, NUL and other controls, invisible, private and non-characters.
+ADVERSARIAL = [
+    'a "quoted" \'word\'', "&quot; &amp; &#x27; &#39; &lt;b&gt; &nbsp; &copy &", "AT&T and R&D", "x<y>z",
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "javascript:alert(1)",
+    "[x](javascript:alert(1))", "\\href{javascript:alert(1)}{x}", "\\url{javascript:alert(1)}",
+    "<a href='javascript:alert(1)'>x</a>", "<p>x</p>", "</p><p>", "<!-- c -->", "<![CDATA[x]]>", "]]>",
+    "a\xa0b", "a\u202fb\u3000c\u2007d", "a\rb\r\nc", "a\tb\x0bc\x0cd", "a\x00b", "\x1f\x7f\x85\x9f",
+    "\ufeff\u200b\u00ad\u2028\u2029", "\ufdd0\ufffe\uffff\U0010ffff\ue000\U000e0001", "\ufffd",
+    "😀 数 é e\u0301 ß", "&#0; &#x0; &#xD800; &#128512;", "*em* and **strong** and `code` and $x^2$",
+    "see https://example.org/a?b=c&d=\"e\" now", "x_i and snake_case and 5 $ and 10 $", "{\\em old}",
+]
+
+
+def nh3_clean(fragment: str) -> str:
+    """What _clean does with a fragment when it hands it to nh3."""
+    return nh3.clean(fragment, tags=abstract_module._TAGS, attributes=abstract_module._ATTRIBUTES,
+                     url_schemes={"http", "https"}, link_rel=abstract_module._REL, strip_comments=True)
+
+
+def fragment_of(abstract: str) -> str:
+    """The fragment render_abstract hands to _clean."""
+    return abstract_module._fragment(abstract_module._parse(abstract, [], []), [])
+
+
+@pytest.fixture(scope="module")
+def synthetic() -> list[str]:
+    """Abstracts of the benchmarks' synthetic catalog: plain text, as most abstracts are."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from search_index import make_listings
+
+    with tempfile.TemporaryDirectory() as folder:
+        make_listings(Path(folder), 300)
+        content, _ = read_content(Path(folder))
+    return [entry.text for listing in content.listings for entry in listing.entries]
+
+
+def test_clean_returns_what_nh3_returns_for_escaped_text():
+    rng = random.Random(5)
+    pieces = ADVERSARIAL + [chr(c) for c in range(0x180)] + ["word", " ", "  ", "\u2028", "\U0001f600"]
+    skipped = 0
+    for _ in range(3000):
+        paragraphs = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+                      for _ in range(rng.randint(1, 3))]
+        fragment = "".join(f"<p>{html.escape(p, quote=False)}</p>" for p in paragraphs)
+        cleaned = abstract_module._clean(fragment, len(paragraphs))
+        assert cleaned == nh3_clean(fragment), repr(paragraphs)
+        skipped += cleaned is fragment
+    assert 0 < skipped < 3000  # both ways were taken
+
+
+def test_clean_hands_any_other_tag_to_nh3():
+    for fragment in ["<p>a</p><script>alert(1)</script>", '<p><a href="javascript:alert(1)">x</a></p>',
+                     "<p><p>x</p></p>", "<p><b>x</b></p>"]:
+        assert abstract_module._clean(fragment, 1) == nh3_clean(fragment)
+        assert "<script" not in nh3_clean(fragment) and "javascript" not in nh3_clean(fragment)
+
+
+def test_rendered_html_is_what_nh3_makes_of_the_fragment(synthetic):
+    rng = random.Random(9)
+    mixed = [" ".join(rng.choices(ADVERSARIAL, k=4)) + "\n\n" + rng.choice(ADVERSARIAL) for _ in range(300)]
+    for abstract in bundled_abstracts() + synthetic + ADVERSARIAL + mixed:
+        assert render_abstract(abstract).html == nh3_clean(fragment_of(abstract)), repr(abstract[:80])
+

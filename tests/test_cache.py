@@ -75,7 +75,7 @@ def calls(monkeypatch) -> Counter:
     """Count the calls of every cached computation (each still runs; the counter only wraps it)."""
     counts: Counter = Counter()
     targets = [(catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
-               (keyphrases, "analyse"), (keyphrases, "pick"), (related, "terms"), (related, "relate"),
+               (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate"),
                (search, "doc_terms"), (search, "_search_files"), (search, "_coined_names")]
     for module, name in targets:
         monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
@@ -158,13 +158,35 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     result = run(folder, tmp_path / "site", tmp_path / "cache")
     assert len(result.catalog.papers) == 9
-    for name in ("render_abstract", "derive_title", "assign_topics", "analyse", "terms", "_coined_names"):
+    for name in ("render_abstract", "derive_title", "assign_topics", "analyse_with_terms", "_coined_names"):
         assert calls[name] == 2, (name, calls)
+    assert calls["terms"] == 0  # the new papers' terms are counted as they are analysed
     # The catalog-wide steps run again, once; a search document is analysed again only when its text
     # changed (a new paper, or keyphrases moved by the new papers' word counts).
     assert calls["pick"] == calls["relate"] == calls["_search_files"] == 1
     assert 2 <= calls["doc_terms"] <= 9
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+    run(plain, tmp_path / "plain")
+    assert tree(tmp_path / "plain") == tree(tmp_path / "site")
+
+
+@pytest.mark.parametrize("kept", ["keyphrases", "related"])
+def test_papers_cached_in_one_per_paper_stage_only_give_the_same_site(content, tmp_path, calls, kept):
+    folder, plain = content("c"), content("plain")  # the same builds without a cache, for comparison
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    run(plain, tmp_path / "plain")
+    # Keyphrases and terms are counted in one pass when a paper is analysed; here only one of the
+    # two per-paper stages still knows the old papers, and the catalog-wide steps run again.
+    for name in {"keyphrases", "related"} - {kept} | {"keyphrases-catalog", "related-catalog", "map"}:
+        (tmp_path / "cache" / f"{name}.bin").unlink()
+    calls.clear()
+    for listings in (folder, plain):
+        (listings / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+    result = run(folder, tmp_path / "site", tmp_path / "cache")
+    assert (calls["analyse_with_terms"], calls["terms"]) == ((2, 7) if kept == "keyphrases" else (9, 0))
+    docs = {digest(p.title, p.text) for p in result.catalog.papers}
+    for name in ("keyphrases", "related"):
+        assert set(entries(tmp_path / "cache", name)) == docs
     run(plain, tmp_path / "plain")
     assert tree(tmp_path / "plain") == tree(tmp_path / "site")
 

@@ -9,8 +9,16 @@ from itertools import accumulate
 
 import pytest
 
-from papercat.enrich.keyphrases import extract_keyphrases, term_runs
-from papercat.enrich.related import DECIMALS, MAX_SHARED, Related, relate, related_papers, terms
+from papercat.enrich.keyphrases import analyse, extract_keyphrases, term_runs
+from papercat.enrich.related import (
+    DECIMALS,
+    MAX_SHARED,
+    Related,
+    analyse_with_terms,
+    relate,
+    related_papers,
+    terms,
+)
 from tests.conftest import BUNDLED, ROOT
 
 
@@ -155,6 +163,12 @@ def test_papers_sharing_nothing_get_fewer_than_k():
     assert found[2] == ()
 
 
+def test_papers_sharing_no_term_have_none():
+    docs = [("", "Graph neural networks predict molecular properties."),
+            ("", "Reinforcement learning for robotic grasping.")]
+    assert related_papers(docs, [("graph neural network",), ("reinforcement learning",)]) == [(), ()]
+
+
 def test_identical_abstracts_are_one_paper_twice_not_related():
     abstract = "Sparse autoencoders find monosemantic features in transformer activations."
     docs = [("A", abstract),
@@ -209,3 +223,22 @@ def test_terms_depend_on_their_paper_alone_and_survive_pickling(bundled, bundled
     counted = [terms(title, abstract) for title, abstract in bundled]
     assert [terms(title, abstract) for title, abstract in reversed(bundled)] == counted[::-1]
     assert relate(bundled, pickle.loads(pickle.dumps(counted)), bundled_keyphrases) == bundled_related
+
+
+@pytest.mark.parametrize("title, abstract", [
+    ("Training Agents. A Second Sentence",
+     "Training helps. Reward models (RMs) score answers. LLMs process text."),
+    ("Steering vectors", "Theory-of-mind (ToM) lets agents plan; ToM's limits show. ToM agents plan well."),
+    ("Training agents to plan", "We train agents. Training agents to plan is hard for LLMs."),
+    ("(Learning) rules of games", "Rules of games are learnt. Learning rules."),
+    ("A leaderboard", "We host the leaderboard at gorilla.cs.berkeley.edu for Function Calling models."),
+    ("", "Sparse autoencoders find features. Features of MoE's experts. e.g. Some text, i.e. more."),
+    ("Exploring the limits", "Exploring the limits of transfer. The Berkeley Function Calling Leaderboard."),
+])
+def test_terms_counted_with_the_analysis_are_the_terms_counted_alone(title, abstract):
+    assert analyse_with_terms(title, abstract) == (analyse(title, abstract), terms(title, abstract))
+
+
+def test_the_bundled_terms_counted_with_the_analyses_are_the_terms_counted_alone(bundled):
+    assert [analyse_with_terms(title, abstract) for title, abstract in bundled] == [
+        (analyse(title, abstract), terms(title, abstract)) for title, abstract in bundled]

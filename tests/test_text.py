@@ -10,7 +10,7 @@ from papercat.text import clean_line, collapse_spaces
 
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # Every white space and control character, the invisible ones, letters that NFC composes, and words.
-ALPHABET = ([chr(c) for c in range(0x3000) if chr(c).isspace() or unicodedata.category(chr(c)) == "Cc"]
+ALPHABET = ([chr(c) for c in range(0x3001) if chr(c).isspace() or unicodedata.category(chr(c)) == "Cc"]
             + list(INVISIBLE) + ["e\u0301", "A", "b", "ß", "é", "数", "-", ".", " ", "word"])
 
 

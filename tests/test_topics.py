@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import random
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
+from papercat.enrich import topics
 from papercat.enrich.topics import OTHER, assign_topics, normalize
 from papercat.model import Topic, TopicMatch
 
@@ -131,6 +133,35 @@ def test_longest_phrase_wins_within_a_topic():
     (match,) = assign_topics("A reward model.", taxonomy)
     assert match.score == 3.0
     assert match.phrases == ("reward model",)
+
+
+def test_ascii_words_are_the_patterns_words():
+    rng = random.Random(4)
+    alphabet = [chr(c) for c in range(128)] + ["word", "x1", "_", "-", " "]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert topics._words(text) == topics._WORD.findall(text), repr(text)
+    assert topics._words("naïve α-test_x") == ["naïve", "α", "test", "x"]
+
+
+def test_counts_are_what_a_regex_search_per_topic_finds(taxonomy):
+    forms, _ = topics._forms_of(taxonomy)
+    by_form = forms[0]
+    searches = []
+    for position in range(len(taxonomy)):
+        keyword = {form: phrase for form, hits in by_form.items() for p, phrase in hits if p == position}
+        longest_first = sorted(keyword, key=lambda form: -form.count(" "))
+        searches.append((re.compile(r"\b(?:" + "|".join(map(re.escape, longest_first)) + r")\b"), keyword))
+    vocabulary = sorted({word for form in by_form for word in form.split()}) + ["the", "of", "x"]
+    rng = random.Random(8)
+    for _ in range(500):
+        words = rng.choices(vocabulary, k=rng.randint(0, 80))
+        counts = topics._counts(words, forms, len(taxonomy))
+        for found, (pattern, keyword) in zip(counts, searches):
+            expected: dict[str, int] = {}
+            for match in pattern.finditer(" ".join(words)):
+                expected[keyword[match[0]]] = expected.get(keyword[match[0]], 0) + 1
+            assert found == expected, words
 
 
 def test_repetitions_count_with_diminishing_weight():

@@ -8,14 +8,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import chain, pairwise
 
 import numpy as np
 
 from papercat.parallel import parallel_map
 
-__all__ = ["PaperPhrases", "analyse", "extract_keyphrases", "fold_plural", "is_telling", "pick",
-           "reference_size", "term_runs"]
+__all__ = ["PaperPhrases", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
+           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs"]
 
 # Function words: a phrase never starts or ends with one, and they split candidate phrases.
 _FUNCTION = ["a", "about", "above", "across", "after", "again", "against", "all", "almost", "along", "also",
@@ -270,6 +270,7 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 
 # Flags of a word, worked out once per distinct word.
 _ING, _CODED, _PLURAL, _ADJECTIVE, _BLAND_WORD, _GENERIC_WORD = 1, 2, 4, 8, 16, 32
+_BROAD = _BLAND_WORD | _GENERIC_WORD  # a broad word of the field or research talk
 
 # A word of a run: (key, surface, singular surface, flags). The key is lowercase, singular and
 # without hyphens, so "Pre-trainings" and "pretraining" match.
@@ -346,8 +347,9 @@ def _word(token: str) -> _Token | None:
     return key, raw, singular, flags
 
 
-# What a piece of text between spaces holds: (word, its token or None for a stopword) or None for a break.
-_Piece = tuple[str, _Token | None] | None
+# What a piece of text between spaces holds: (word, its token or None for a stopword); a break is ("", None).
+_Piece = tuple[str, _Token | None]
+_BREAK: _Piece = ("", None)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -356,8 +358,8 @@ def _pieces(chunk: str) -> tuple[_Piece, ...]:
     if chunk.isalpha():  # most chunks are one plain word
         return ((chunk, _word(chunk)),)
     if not chunk.strip("-–—"):
-        return (None,)  # a dash between spaces
-    return tuple(None if punctuation else (word, _word(word)) for word, punctuation in _PIECE.findall(chunk))
+        return (_BREAK,)  # a dash between spaces
+    return tuple(_BREAK if mark else (word, _word(word)) for word, mark in _PIECE.findall(chunk))
 
 
 def _sentences(text: str) -> list[str]:
@@ -398,24 +400,19 @@ def _runs(sentence: str, is_title: bool = False, aliases: dict[str, tuple[str, s
     """
     runs: list[list[_Token]] = []
     current: list[_Token] = []
-    pieces = [piece for chunk in sentence.split() for piece in _pieces(chunk)]
-    words = [piece[0] if piece else "" for piece in pieces] + [""]  # "" for a break and after the end
-    for i, piece in enumerate(pieces):
-        token = piece[1] if piece else None
-        if token is not None:
-            # After a plural a lowercase word is a verb: nouns pile up before the plural ("LLMs process").
-            after_plural = current and current[-1][3] & _PLURAL and token[1].islower()
-            if after_plural or (token[3] & _ING or words[i - 1] in _CUES) and _is_verb(
-                    token, words[i - 1] if i else "", words[i + 1], is_title and i == 0):
-                token = None
-        if token is None:
+    # A break after the end closes the last run; it is also before the start (pieces[-1]).
+    pieces = [*chain.from_iterable(map(_pieces, sentence.split())), _BREAK]  # in C: most chunks are cached
+    for i, (text, token) in enumerate(pieces):
+        # After a plural a lowercase word is a verb: nouns pile up before the plural ("LLMs process").
+        if token is None or current and current[-1][3] & _PLURAL and token[1].islower() or (
+                token[3] & _ING or pieces[i - 1][0] in _CUES) and _is_verb(
+                    token, pieces[i - 1][0], pieces[i + 1][0], is_title and i == 0):
             if current:
                 runs.append(current)
                 current = []
             continue
-        text = words[i]
         if (proper is not None and i and not is_title and text[0].isupper() and not token[3] & _CODED
-                and not _is_name_part(words, i)):
+                and not _is_name_part([word for word, _ in pieces], i)):
             proper.add(token[0])
         possessive = token[1] != text  # _word strips "'s"
         if aliases and token[0] in aliases:
@@ -425,15 +422,51 @@ def _runs(sentence: str, is_title: bool = False, aliases: dict[str, tuple[str, s
         if possessive:  # a possessive ends the phrase: "MoE's sparse" is not "MoE sparse"
             runs.append(current)
             current = []
-    if current:
-        runs.append(current)
     return runs
+
+
+def _plain_runs(text: str) -> list[list[_Token]]:
+    """Return the runs of the sentences of a text, each read alone: no aliases, no title rule."""
+    return [run for sentence in _sentences(text) for run in _runs(sentence)]
+
+
+def _term_word(token: _Token) -> tuple[str, str]:
+    """Return a word's key and display form: lowercase but for names, its plural folded."""
+    return token[0], token[2] if token[3] & _CODED else token[2].lower()
 
 
 def term_runs(text: str) -> list[list[tuple[str, str]]]:
     """Return the runs of (key, display form) of the words in text that may belong to a keyphrase."""
-    return [[(t[0], t[2] if t[3] & _CODED else t[2].lower()) for t in run]
-            for sentence in _sentences(text) for run in _runs(sentence)]
+    return [[_term_word(t) for t in run] for run in _plain_runs(text)]
+
+
+# How often a paper uses each word, as (key, display form, times) in order of first use, and each
+# 1-3 word n-gram of word keys, in order of first use: the terms related.py compares papers by.
+TermCounts = tuple[tuple[tuple[str, str, int], ...], dict[_Key, int]]
+
+
+def count_terms(title: str, abstract: str) -> TermCounts:
+    """Return the words and n-grams of the runs of a paper's title and abstract (see ``term_runs``)."""
+    runs = _plain_runs(title) + _plain_runs(abstract)
+    return _term_counts(runs, [_run_grams(runs)])
+
+
+def _run_grams(runs: list[list[_Token]]) -> list[_Key]:
+    """Return the 1-3 word n-grams of runs, run by run."""
+    found: list[_Key] = []
+    for run in runs:
+        _add_grams(found, [t[0] for t in run])
+    return found
+
+
+def _term_counts(runs: list[list[_Token]], grams: list[list[_Key]]) -> TermCounts:
+    """Return the counts of the words of runs and of their n-grams, given in lists to be joined in order."""
+    words: dict[tuple[str, str], int] = {}
+    for token, times in Counter(chain.from_iterable(runs)).items():  # each distinct word shown once
+        word = _term_word(token)
+        words[word] = words.get(word, 0) + times
+    return (tuple((key, name, times) for (key, name), times in words.items()),
+            dict(Counter(chain.from_iterable(grams))))
 
 
 def _initials_match(acronym: str, words: list[str]) -> bool:
@@ -494,13 +527,12 @@ def _without_domains(text: str) -> str:
     return _DOMAIN.sub(" ", text) if any(tld in lowered for tld in _TLDS) else text
 
 
-def _paper_runs(title: str, abstract: str, defined: dict[str, list[list[_Token]]],
+def _paper_runs(title: str, abstract: str, aliases: dict[str, tuple[str, str]],
                 proper: set[str] | None = None) -> list[tuple[list[_Token], int]]:
     """Return a paper's runs, each with its part: 0 for the title, else 1 + the sentence's position.
 
-    ``abstract`` is without web addresses (_without_domains) and ``defined`` holds its _aliases.
+    ``abstract`` is without web addresses (_without_domains) and ``aliases`` are its _word_aliases.
     """
-    aliases = _word_aliases(defined)
     parts = [title] + _sentences(abstract) if title.strip() else [""] + _sentences(abstract)
     return [(run, part) for part, text in enumerate(parts) if text
             for run in _runs(text, part == 0, aliases, proper)]
@@ -605,31 +637,34 @@ class _Counts:
 _WEIGHT, _COUNT, _LITERAL, _IN_TITLE = range(4)
 
 
-def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[Counter[_Key]], dict[str, int]]:
-    """Count a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences); map words to flags."""
+def _add_grams(found: list[_Key], words: list[str]) -> None:
+    """Append the 1-3 word n-grams of a run's word keys: its words, then its pairs, then its triples."""
+    found.extend(zip(words))  # zip makes the tuples in C: this is the hot loop of the module
+    found.extend(pairwise(words))
+    found.extend(zip(words, words[1:], words[2:]))
+
+
+def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dict[str, int]]:
+    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences); map words to flags."""
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
-    flags: dict[str, int] = {}
     for run, part in runs:
-        words = [t[0] for t in run]
-        flags.update(zip(words, [t[3] for t in run]))
-        found = grams[min(part, len(grams) - 1)]
-        found.extend(zip(words))  # zip makes the tuples in C: this is the hot loop of the module
-        found.extend(pairwise(words))
-        found.extend(zip(words, words[1:], words[2:]))
-    return [Counter(g) for g in grams], flags
+        _add_grams(grams[min(part, len(grams) - 1)], [t[0] for t in run])
+    return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
 
 
-def _candidates(runs: list[tuple[list[_Token], int]], defined: dict) -> dict[_Key, list]:
-    """Return a paper's candidate phrases by key."""
-    counters, flags = _ngrams(runs)
+def _candidates(runs: list[tuple[list[_Token], int]], grams: list[list[_Key]], flags: dict[str, int],
+                defined: dict) -> dict[_Key, list]:
+    """Return a paper's candidate phrases by key, given its ``_ngrams``."""
+    counters = [Counter(g) for g in grams]
     phrases: dict[_Key, list] = {}
     filler: set[_Key] = set()
+    flag = flags.__getitem__
     for part, counter in enumerate(counters):
         weight, literal = _part_weight(part), int(part > 0)
         for key, n in counter.items():
             phrase = phrases.get(key)
             if phrase is None:
-                if key in filler or _is_filler(key, tuple(flags[w] for w in key)):
+                if key in filler or _is_filler(key, tuple(map(flag, key))):
                     filler.add(key)
                     continue
                 phrase = phrases[key] = [0.0, 0, 0, False]
@@ -690,12 +725,16 @@ def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], runs: li
 
 
 def _is_filler(key: _Key, flags: tuple[int, ...]) -> bool:
-    """Return whether a phrase cannot be a keyphrase: "model performance", "LLM", "layer", "gated"."""
+    """Return whether a phrase cannot be a keyphrase: "model performance", "LLM", "layer", "gated".
+
+    That is one ending in an adjective, one every abstract uses, a broad word alone, or research
+    talk after broad words ("model performance", "training data").
+    """
     if flags[-1] & _ADJECTIVE or key in _GENERIC_PHRASES:
         return True
-    if all(f & _GENERIC_WORD for f in flags) or len(flags) == 1 and flags[0] & _BLAND_WORD:
-        return True
-    return bool(flags[-1] & _GENERIC_WORD) and all(f & (_BLAND_WORD | _GENERIC_WORD) for f in flags)
+    if len(flags) == 1:
+        return bool(flags[0] & _BROAD)
+    return bool(flags[-1] & _GENERIC_WORD) and all(f & _BROAD for f in flags[:-1])
 
 
 def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
@@ -809,18 +848,52 @@ class PaperPhrases:
 
 def analyse(title: str, abstract: str) -> PaperPhrases:
     """Return a paper's words, runs, candidate phrases and proper-noun evidence: all that needs no catalog."""
+    return _analyse(title, abstract)[0]
+
+
+def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, TermCounts]:
+    """Return ``analyse(title, abstract)`` and ``count_terms(title, abstract)``.
+
+    The runs and n-grams of the abstract are worked out once for both when no web address is cut
+    from it and it spells out no one-word alias; those of the title too when it reads alike.
+    """
+    analysed, runs, grams, adapted = _analyse(title, abstract)
+    if adapted:
+        return analysed, count_terms(title, abstract)
+    if _title_reads_alike(title):
+        return analysed, _term_counts([run for run, _ in runs], grams)
+    title_runs = _plain_runs(title)
+    return analysed, _term_counts(title_runs + [run for run, part in runs if part],
+                                  [_run_grams(title_runs), *grams[1:]])
+
+
+def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
+                                                 list[list[_Key]], bool]:
+    """Return ``analyse(title, abstract)``, the paper's runs and ``_ngrams`` lists, and whether the
+    abstract was adapted (web addresses cut, one-word aliases put in): then its runs are not
+    ``_plain_runs``'s."""
     proper: set[str] = set()
-    abstract = _without_domains(abstract)
-    defined = _aliases(abstract)  # read only, by the runs and the candidates alike
-    runs = _paper_runs(title, abstract, defined, proper)
-    numbers: dict[_Token, int] = {}
+    plain = _without_domains(abstract)
+    defined = _aliases(plain)  # read only, by the runs and the candidates alike
+    aliases = _word_aliases(defined)
+    runs = _paper_runs(title, plain, aliases, proper)
+    numbers = {t: n for n, t in enumerate(dict.fromkeys(chain.from_iterable(run for run, _ in runs)))}
     packed: list[int] = []
     for run, part in runs:
         packed.append(-1 - part)
-        packed.extend([numbers.setdefault(t, len(numbers)) for t in run])
-    phrases = _candidates(runs, defined)
+        packed.extend(map(numbers.__getitem__, run))
+    grams, flags = _ngrams(runs)
+    phrases = _candidates(runs, grams, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
-    return PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
+    analysed = PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
+    return analysed, runs, grams, plain != abstract or bool(aliases)
+
+
+def _title_reads_alike(title: str) -> bool:
+    """Return whether a title's runs are ``_plain_runs``'s: it is one sentence whose first piece is no
+    -ing word, the only word ``_runs``'s title rule may take for a verb where a sentence's would not."""
+    first = next(chain.from_iterable(map(_pieces, title.split())), _BREAK)[1]
+    return (first is None or not first[3] & _ING) and _SENTENCE_END.search(title) is None
 
 
 _TOKENIZE_BATCH = 4096  # papers whose phrase codes are found at once

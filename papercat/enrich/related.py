@@ -5,28 +5,35 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from functools import cache
 
 import numpy as np
 from scipy import sparse
 
-from papercat.enrich.keyphrases import is_telling, reference_size, term_runs
+from papercat.enrich.keyphrases import (
+    PaperPhrases,
+    analyse_and_count_terms,
+    count_terms,
+    is_telling,
+    reference_size,
+    term_runs,
+)
 from papercat.parallel import parallel_map
 
-__all__ = ["PaperTerms", "Related", "relate", "related_papers", "terms"]
+__all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "related_papers", "terms"]
 
 PHRASE_BOOST = 2.0  # a keyphrase shared says more than its words shared one by one
 MAX_SHARED = 4
 DECIMALS = 4
 MAX_PHRASE_WORDS = 3  # keyphrases are 1-3 words
 # The commonest terms are scored as a dense float32 product (BLAS): almost every pair of papers
-# shares some of them, so in a sparse product they make most of the work. 256 columns of 20,000
-# papers are 20 MB.
-HEAD_TERMS = 256
-# Scores computed at once: a block of rows times every paper, float32. 8 million cells are 32 MB
+# shares some of them, so in a sparse product they make most of the work. 192 columns of 20,000
+# papers are 15 MB; at 20,000 papers 256 took 5% longer and 128 was no faster.
+HEAD_TERMS = 192
+# Scores computed at once: every paper times a block of papers, float32. 8 million cells are 32 MB
 # (plus as much for the dense product), so 20,000 papers stay far under 1 GB.
 BLOCK_CELLS = 8_000_000
-CHUNK = 64  # row maxima per chunk of this many papers bound each row's k-th best score from below
+CHUNK = 64  # maxima per chunk of this many papers bound each paper's k-th best score from below
 _TOLERANCE = 2 * 10.0 ** -DECIMALS  # float32 scores are within this of exact ones, far more than needed
 
 
@@ -43,27 +50,43 @@ class _Features:
     """The columns of the paper-term matrix, words and keyphrases mixed, each with its key and name."""
 
     def __init__(self) -> None:
-        self.columns: dict[tuple[bool, tuple[str, ...]], int] = {}
+        self.words: dict[str, int] = {}  # a word's key -> its column
+        self.phrases: dict[tuple[str, ...], int] = {}  # a keyphrase's key -> its column
         self.keys: list[tuple[str, ...]] = []
         self.names: list[str] = []
         self.phrase: list[bool] = []
         self.spellings: dict[int, Counter[str]] = {}  # a word's spellings, once it has a second one
 
-    def column(self, key: tuple[str, ...], name: str, phrase: bool, times: int = 1) -> int:
-        """Return the column of a word key (a 1-tuple) or a keyphrase key, adding it when new."""
-        column = self.columns.get((phrase, key))
+    def _add(self, key: tuple[str, ...], name: str, phrase: bool) -> int:
+        """Return the column of a new word or keyphrase."""
+        self.keys.append(key)
+        self.names.append(name)
+        self.phrase.append(phrase)
+        return len(self.names) - 1
+
+    def count_words(self, words: tuple[tuple[str, str, int], ...]) -> dict[int, int]:
+        """Return how often a paper uses each word (its ``PaperTerms.words``) by column, adding new words."""
+        counts: dict[int, int] = {}
+        columns, names, spellings = self.words, self.names, self.spellings
+        for key, name, times in words:  # a loop kept lean: it runs for every word of every paper
+            column = columns.get(key)
+            if column is None:
+                column = columns[key] = self._add((key,), name, False)
+                if times > 1:
+                    spellings[column] = Counter({name: times})
+            elif name != names[column] or column in spellings:
+                spelt = spellings.get(column)
+                if spelt is None:
+                    spelt = spellings[column] = Counter({names[column]: 1})
+                spelt[name] += times
+            counts[column] = counts.get(column, 0) + times
+        return counts
+
+    def phrase_column(self, key: tuple[str, ...], name: str) -> int:
+        """Return the column of a keyphrase by its key, adding it when new."""
+        column = self.phrases.get(key)
         if column is None:
-            column = self.columns[(phrase, key)] = len(self.names)
-            self.keys.append(key)
-            self.names.append(name)
-            self.phrase.append(phrase)
-            if times > 1:
-                self.spellings[column] = Counter({name: times})
-        elif name != self.names[column] or column in self.spellings:
-            spellings = self.spellings.get(column)
-            if spellings is None:
-                spellings = self.spellings[column] = Counter({self.names[column]: 1})
-            spellings[name] += times
+            column = self.phrases[key] = self._add(key, name, True)
         return column
 
     def settle_names(self) -> None:
@@ -87,30 +110,23 @@ class PaperTerms:
 
 def terms(title: str, abstract: str) -> PaperTerms:
     """Return the words and n-grams of a paper: the per-paper part of the TF-IDF matrix."""
-    words: list[tuple[str, str]] = []
-    grams: list[tuple[str, ...]] = []
-    for run in term_runs(title) + term_runs(abstract):
-        words.extend(run)
-        keys = [key for key, _ in run]
-        grams.extend(zip(keys))  # zip makes the n-gram tuples in C
-        grams.extend(pairwise(keys))
-        grams.extend(zip(keys, keys[1:], keys[2:]))
-    return PaperTerms(tuple((key, name, times) for (key, name), times in Counter(words).items()),
-                      dict(Counter(grams)))
+    return PaperTerms(*count_terms(title, abstract))
+
+
+def analyse_with_terms(title: str, abstract: str) -> tuple[PaperPhrases, PaperTerms]:
+    """Return ``keyphrases.analyse(title, abstract)`` and ``terms(title, abstract)``: the words read once."""
+    analysed, counts = analyse_and_count_terms(title, abstract)
+    return analysed, PaperTerms(*counts)
 
 
 def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[tuple[str, ...], str],
                   features: _Features) -> dict[int, int]:
     """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
-    counts: dict[int, int] = {}
-    for key, name, times in paper.words:
-        column = features.column((key,), name, False, times)
-        counts[column] = counts.get(column, 0) + times
-    for gram, times in paper.grams.items():
-        if gram in phrases:
-            counts[features.column(gram, phrases[gram], True)] = times
+    counts = features.count_words(paper.words)
+    for gram in filter(phrases.__contains__, paper.grams):
+        counts[features.phrase_column(gram, phrases[gram])] = paper.grams[gram]
     for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
-        column = features.column(key, phrases[key], True)
+        column = features.phrase_column(key, phrases[key])
         counts[column] = max(counts.get(column, 0), 1)
     return counts
 
@@ -118,14 +134,12 @@ def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[t
 def _matrix(papers: Sequence[PaperTerms],
             keyphrases: Sequence[Sequence[str]]) -> tuple[sparse.csr_matrix, _Features]:
     """Return the l2-normalised TF-IDF matrix (papers x terms), sublinear in counts, and its columns."""
-    keys: dict[str, tuple[str, ...]] = {}  # each distinct keyphrase's key
+    distinct = list(dict.fromkeys(phrase for own in keyphrases for phrase in own))
+    keys = dict(zip(distinct, parallel_map(_phrase_key, distinct)))  # each distinct keyphrase's key
     phrases: dict[tuple[str, ...], str] = {}  # each key's first spelling
-    for own in keyphrases:
-        for phrase in own:
-            if phrase not in keys:
-                keys[phrase] = _phrase_key(phrase)
-                if keys[phrase]:
-                    phrases.setdefault(keys[phrase], phrase)
+    for phrase, key in keys.items():
+        if key:
+            phrases.setdefault(key, phrase)
     features = _Features()
     rows, columns, counts = [], [], []
     for row, (paper, own) in enumerate(zip(papers, keyphrases)):
@@ -162,45 +176,56 @@ class _Scorer:
     def __init__(self, matrix: sparse.csr_matrix) -> None:
         n, terms = matrix.shape
         self.width = n + (-n) % CHUNK  # padded with papers that share nothing, so rows split into chunks
-        df = np.diff(matrix.tocsc().indptr)
+        df = np.bincount(matrix.indices, minlength=terms)
         head = np.sort(np.argsort(-df, kind="stable")[:min(HEAD_TERMS, terms)])
         tail = np.setdiff1d(np.arange(terms), head)
         single = matrix.astype(np.float32)
         self.head = np.zeros((self.width, len(head)), dtype=np.float32)
         self.head[:n] = single[:, head].toarray()
         self.tail = single[:, tail].tocsr()
-        self.tail_t = sparse.csr_matrix(self.tail.T.tocsr(), shape=(len(tail), self.width))
 
     def block(self, start: int, stop: int) -> np.ndarray:
-        """Return the scores of papers start..stop-1 (rows) with every paper (columns, padded)."""
-        scores = self.head[start:stop] @ self.head.T
-        extra = (self.tail[start:stop] @ self.tail_t).tocoo()
-        scores[extra.row, extra.col] += extra.data
+        """Return the scores of every paper (rows, padded) with papers start..stop-1 (columns).
+
+        Papers down the rows let the chunk maxima of ``_shortlist`` reduce whole rows at a time.
+        """
+        scores = self.head @ self.head[start:stop].T
+        extra = self.tail @ self.tail[start:stop].T.tocsr()
+        # Added by flat position: cheaper than indexing by (row, column) pairs.
+        cells = np.repeat(np.arange(extra.shape[0]) * (stop - start), np.diff(extra.indptr)) + extra.indices
+        scores.ravel()[cells] += extra.data
         return scores
 
 
 def _shortlist(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return (row, column) of every positive score that may be among its row's k best once exact."""
-    rows, width = scores.shape
-    maxima = scores.reshape(rows, width // CHUNK, CHUNK).max(axis=2)
+    """Return (column, row) of every positive score that may be among its column's k best once exact."""
+    width, columns = scores.shape
+    chunks = scores.reshape(width // CHUNK, CHUNK, columns)
+    maxima = chunks.max(axis=1).T  # a row of chunk maxima for each column of scores
     if maxima.shape[1] > k:  # the k-th best chunk maximum is at most the k-th best score
         floor = np.partition(maxima, maxima.shape[1] - k, axis=1)[:, maxima.shape[1] - k]
     else:
-        floor = np.zeros(rows, dtype=scores.dtype)
+        floor = np.zeros(columns, dtype=scores.dtype)
     floor = np.maximum(floor - _TOLERANCE, np.finfo(np.float32).tiny)
-    return np.nonzero(scores >= floor[:, None])
+    # Only the few chunks whose maximum reaches the floor are searched, not every cell.
+    column, chunk = np.nonzero(maxima >= floor[:, None])
+    hit, offset = np.nonzero(chunks[chunk, :, column] >= floor[column, None])
+    return column[hit], chunk[hit] * CHUNK + offset
 
 
-def _exact(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def _products(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> sparse.csr_matrix:
+    """Return what each shared term adds to the cosines of pairs of papers: a row per pair."""
+    return matrix[left].multiply(matrix[right]).tocsr()
+
+
+def _exact(products: sparse.csr_matrix) -> np.ndarray:
     """Return the cosines of pairs of papers, summed over shared terms in term order: the same both ways."""
-    if not len(left):
-        return np.zeros(0)
-    return np.asarray(matrix[left].multiply(matrix[right]).sum(axis=1)).ravel()
+    return np.asarray(products.sum(axis=1)).ravel()
 
 
-def _neighbours(matrix: sparse.csr_matrix, k: int,
-                duplicates: dict[int, list[int]]) -> list[tuple[int, int, float]]:
-    """Return (paper, related paper, rounded cosine) for each paper's top k, block of rows by block.
+def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int,
+                duplicates: dict[int, list[int]]) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block by block.
 
     The blocks are independent, so worker processes share them (parallel.py).
     """
@@ -208,50 +233,62 @@ def _neighbours(matrix: sparse.csr_matrix, k: int,
     scorer = _Scorer(matrix)
     step = max(1, BLOCK_CELLS // scorer.width)
     blocks = [(start, min(n, start + step)) for start in range(0, n, step)]
-    found = parallel_map(lambda block: _block_neighbours(matrix, scorer, k, duplicates, *block), blocks,
-                         min_items=2)
+    found = parallel_map(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, *block),
+                         blocks, min_items=2)
     return [pair for pairs in found for pair in pairs]
 
 
-def _block_neighbours(matrix: sparse.csr_matrix, scorer: _Scorer, k: int, duplicates: dict[int, list[int]],
-                      start: int, stop: int) -> list[tuple[int, int, float]]:
+def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
+                      duplicates: dict[int, list[int]], start: int,
+                      stop: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
     """Return the top k of papers start..stop-1, as ``_neighbours`` does."""
     scores = scorer.block(start, stop)
-    scores[np.arange(stop - start), np.arange(start, stop)] = 0.0  # never related to itself
-    for i in range(start, stop):
-        scores[i - start, duplicates.get(i, [])] = 0.0  # nor to another copy of itself
-    rows, columns = _shortlist(scores, k)
-    left = rows + start
-    exact = np.round(_exact(matrix, left, columns), DECIMALS)
-    # Each row's shortlist best first, ties to the lower index; keep its first k positive scores.
-    order = np.lexsort((columns, -exact, left))
-    left, columns, exact = left[order], columns[order], exact[order]
-    first = np.searchsorted(left, left)  # where each row's shortlist starts
-    keep = (np.arange(len(left)) - first < k) & (exact > 0)
-    return list(zip(left[keep].tolist(), columns[keep].tolist(), exact[keep].tolist()))
-
-
-def _explain(matrix: sparse.csr_matrix, features: _Features,
-             pairs: list[tuple[int, int, float]]) -> list[tuple[str, ...]]:
-    """Return for each pair the shared terms that add most to its cosine, no word of a phrase shown before."""
-    if not pairs:
+    scores[np.arange(start, stop), np.arange(stop - start)] = 0.0  # never related to itself
+    for i in filter(duplicates.__contains__, range(start, stop)):
+        scores[duplicates[i], i - start] = 0.0  # nor to another copy of itself
+    mine, others = _shortlist(scores, k)
+    if not len(mine):
         return []
-    products = matrix[[a for a, _, _ in pairs]].multiply(matrix[[b for _, b, _ in pairs]]).tocsr()
-    # Each pair's terms by contribution, largest first, ties by column: one sort for all pairs.
-    rows = np.repeat(np.arange(len(pairs)), np.diff(products.indptr))
-    ranked = products.indices[np.lexsort((products.indices, -products.data, rows))].tolist()
+    left = mine + start
+    products = _products(matrix, left, others)
+    exact = np.round(_exact(products), DECIMALS)
+    # Each paper's shortlist best first, ties to the lower index; keep its first k positive scores.
+    order = np.lexsort((others, -exact, left))
+    left, others, exact = left[order], others[order], exact[order]
+    first = np.searchsorted(left, left)  # where each paper's shortlist starts
+    keep = (np.arange(len(left)) - first < k) & (exact > 0)
+    shared = _explain(products[order[keep]], features)
+    return list(zip(left[keep].tolist(), others[keep].tolist(), exact[keep].tolist(), shared))
+
+
+def _explain(products: sparse.csr_matrix, features: _Features) -> list[tuple[str, ...]]:
+    """Return for each pair (a row of ``_products``) the shared terms that add most to its cosine.
+
+    No word of a keyphrase already shown is shown again.
+    """
+    products.sort_indices()
+    # Each pair's terms by contribution, largest first, ties by column: one sort for all pairs. Complex
+    # numbers sort by real part, then imaginary part; a stable sort keeps the columns in order on ties and
+    # runs fast over the pairs, which are in order already.
+    rows = np.repeat(np.arange(products.shape[0]), np.diff(products.indptr))
+    ranked = products.indices[np.argsort(rows - 1j * products.data, kind="stable")].tolist()
     bounds = products.indptr.tolist()
+    names, keys, phrase = features.names, features.keys, features.phrase
+
+    @cache
+    def telling(column: int) -> bool:
+        return is_telling(names[column])
+
     out = []
-    for p in range(len(pairs)):
+    for p in range(products.shape[0]):
         shown: list[str] = []
         words_shown: set[str] = set()
         for c in ranked[bounds[p]:bounds[p + 1]]:
-            name, key = features.names[c], features.keys[c]
-            if features.phrase[c] or key[0] not in words_shown and is_telling(name):
-                shown.append(name)
-                words_shown.update(key)
-            if len(shown) == MAX_SHARED:
-                break
+            if phrase[c] or keys[c][0] not in words_shown and telling(c):
+                shown.append(names[c])
+                words_shown.update(keys[c])
+                if len(shown) == MAX_SHARED:
+                    break
         out.append(tuple(shown))
     return out
 
@@ -269,8 +306,7 @@ def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphr
     if not k:
         return [() for _ in docs]
     matrix, features = _matrix(papers, keyphrases)
-    pairs = _neighbours(matrix, k, _duplicates(docs))
     out: list[list[Related]] = [[] for _ in docs]
-    for (a, b, score), shared in zip(pairs, _explain(matrix, features, pairs)):
+    for a, b, score, shared in _neighbours(matrix, features, k, _duplicates(docs)):
         out[a].append(Related(b, score, shared))
     return [tuple(related) for related in out]

@@ -7,6 +7,8 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from itertools import islice
 
+from papercat.text import collapse_spaces
+
 __all__ = ["derive_title", "unique_titles"]
 
 # Acronyms nearly every abstract mentions: seeing one is no sign of a new contribution.
@@ -28,9 +30,12 @@ _WORD = re.compile(r"\b[a-z]{4,}\b")  # a dict lookup per word is faster than a 
 _OURS = re.compile(r"\b(?:[Ww]e|[Oo]ur|us|[Tt]his (?:paper|work|study|article)|is proposed)\b")
 _DROP = re.compile(r"\\(?:url|footnote)\{(?:[^{}]|\{[^{}]*\})*\}|\\href\{[^{}]*\}|https?://\S+|www\.\S+")
 _TLDS = (".com", ".org", ".net", ".edu", ".io", ".ai", ".science", ".htm")
+_TLD = re.compile("|".join(map(re.escape, _TLDS)))  # one search in place of a str.find per ending
 _DOMAIN = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|io|ai|science|html?)\b\S*", re.IGNORECASE)
 _LATEX_ARG = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
 _LATEX_WORD = re.compile(r"\\([a-zA-Z]+|.)")
+_MARKUP = re.compile(r"[$*{}\\]")
+_TIE = re.compile(r"(?<=\S)~(?=\S)")
 _SYMBOLS = dict(zip(["times", "alpha", "beta", "gamma", "delta", "epsilon", "lambda", "mu", "pi", "sigma", "tau", "Psi", "psi", "leq", "geq", "to"],
                     "×αβγδελμπστΨψ≤≥→"))
 _SENTENCE_END = re.compile(r"[.!?]\s+(?=[\"“(]?[A-Z])")
@@ -76,17 +81,16 @@ def _clean(text: str) -> str:
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text
     if "\\" in text or "http" in text or "www." in text:  # each pattern runs only where it can match
         text = _DROP.sub("", text)
-    lowered = text.lower()
-    if any(tld in lowered for tld in _TLDS):  # the domain pattern is slow, so run it only when it can match
+    if _TLD.search(text.lower()):  # the domain pattern is slow, so run it only when it can match
         text = _DOMAIN.sub("", text)
     if "\\" in text:
         previous = None
         while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
             previous, text = text, _LATEX_ARG.sub(r"\1", text)
         text = _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
-    text = re.sub(r"[$*{}\\]", "", text.replace("``", '"').replace("''", '"'))
+    text = _MARKUP.sub("", text.replace("``", '"').replace("''", '"'))
     text = text.replace("---", " — ").replace("--", " — ")
-    return " ".join(re.sub(r"(?<=\S)~(?=\S)", " ", text).split() if "~" in text else text.split())
+    return collapse_spaces(_TIE.sub(" ", text) if "~" in text else text)
 
 
 def _sentences(text: str) -> list[tuple[int, str]]:
@@ -251,7 +255,7 @@ def _acronyms(text: str) -> dict[str, str]:
 def _expand(text: str, acronyms: dict[str, str]) -> str:
     """Spell out the abstract's own acronyms so the title stands alone."""
     for acronym, phrase in acronyms.items():
-        text = re.sub(r"\b" + re.escape(acronym) + r"(s?)\b", lambda m: phrase + m[1], text)
+        text = re.sub(r"\b" + re.escape(acronym) + r"(s?)\b", lambda m, phrase=phrase: phrase + m[1], text)
     return text
 
 
