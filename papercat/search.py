@@ -384,9 +384,8 @@ class SearchWork:
     """The search documents, with the index and files made of them still to make (unless cached).
 
     ``search_work`` makes the documents (their names cached, in worker processes); ``files()`` the
-    rest, which the build runs while worker processes render the pages (pipeline.py). The
-    documents' terms are counted there too: objects made before the workers fork and read after
-    would be copied, page by page, out of the memory the workers share.
+    rest, the documents' terms included, which the build runs while worker processes render the
+    pages (pipeline.py), so that no terms are held while the pages come back.
     """
 
     catalog: Catalog
