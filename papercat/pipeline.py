@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -43,7 +42,7 @@ from .render import Page, make_environment, render_page
 from .search import SEARCH_DIR, SearchWork, search_work
 from .uptodate import Inputs, built_site, read_inputs, remember
 from .urls import normalise_base_url
-from .writer import OutputFiles, WriteReport, write_site
+from .writer import Staged, Staging, WriteReport
 
 log = logging.getLogger(__name__)
 
@@ -115,35 +114,36 @@ def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
             for listing in listings]
 
 
-def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, news: News = NO_NEWS,
-                bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict) -> OutputFiles:
-    """Render every page and data file into memory, advancing ``bar`` per page; nothing is written here.
+def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
+                bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict) -> list[Staged]:
+    """Render every page and data file into ``staging``, advancing ``bar`` per page; return them staged.
 
-    ``beside`` makes more files (the search index's) while worker processes render the pages.
+    Worker processes stage the pages as they render them; ``beside`` makes more files (the search
+    index's), staged by this process meanwhile.
     """
     bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
     shared = shared_context(catalog, config)
-    files = OutputFiles()
     pages = site_pages(catalog, news, config.base_url)
     if config.base_url:  # sitemaps and feeds are made of absolute URLs
         pages += feed_pages(catalog, news, config.title)
         pages += sitemap_pages([p.path for p in pages if p.path.endswith(".html") and p.path != urls.NOT_FOUND])
     bar.set_total(len(pages))
+    for page in pages:  # before workers fork: each stages only its own pages
+        staging.claim(page.path, page.source or page.template)
     for template in dict.fromkeys(page.template for page in pages):  # compiled once, before workers fork
         _checked(paths, Page("", template), partial(env.get_template, template))
-    rendered, more = map_beside(lambda page: _checked(paths, page, lambda: render_page(env, page, shared)),
-                                pages, beside, bar.advance)
-    for page, data in zip(pages, rendered):
-        files.add(page.path, data, page.source or page.template)
-    files.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")
-    files.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt")
-    files.add(urls.NOJEKYLL, b"", "GitHub Pages")
+    staged, more = map_beside(
+        lambda page: staging.stage(page.path, _checked(paths, page, lambda: render_page(env, page, shared))),
+        pages, lambda: [staging.add(path, data, "the search index") for path, data in beside().items()],
+        bar.advance)
+    staged += more
+    staged.append(staging.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog"))
+    staged.append(staging.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt"))
+    staged.append(staging.add(urls.NOJEKYLL, b"", "GitHub Pages"))
     if paths.static.is_dir():
-        files.add_tree(paths.static, "static")
-    for path, data in more.items():
-        files.add(path, data, "the search index")
-    return files
+        staged += staging.add_tree(paths.static, "static")
+    return staged
 
 
 def _checked(paths: Paths, page: Page, make: Callable[[], T]) -> T:
@@ -213,36 +213,34 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
         work = search_work(catalog, cache=cache, order=news.oldest_first)
         bar.advance(len(work.docs))
     clock.lap("index")
-    with progress.stage("rendering", unit="pages") as bar:
-        files = render_site(catalog, content.config, paths, news, bar, partial(index_files, work))
-    del work
-    file_count = len(files.files)
-    clock.lap("render")
-    if strict and warnings:
-        raise StrictWarnings([str(w) for w in warnings])
-    counts = len(catalog.papers), len(catalog.venues), len(catalog.topics)
-    report = None
-    if write:
-        with progress.stage("writing", unit="files") as bar:
-            report = write_site(files, paths.out)
-            # What the up-to-date check compares touched files with, hashed while the bytes are at hand.
-            digests = ({rel: hashlib.sha256(data).digest() for rel, data in files.files.items()}
-                       if inputs is not None else {})
-            del files  # on disk now: the cache is saved without every page held as well
-            bar.advance(len(report.written))  # write_site reports once, at the end
-            if record_history:
-                history_file = paths.content / HISTORY_FILE
-                save_history(history, history_file)
-                if inputs is not None:
-                    inputs = inputs.with_file(history_file, history_file.read_bytes())
-            if inputs is not None:
-                remember(cache, inputs, paths.out, *counts, file_count, warnings, digests)
-            del digests
-            cache.save()  # only after a good write: a failed build leaves the cache as it was
-        log.info("wrote %d files to %s, %d unchanged, %d removed", len(report.written), paths.out,
-                 report.unchanged, len(report.removed))
-        clock.lap("write")
-    return Result(catalog, warnings, file_count, clock.total(), write, clock.laps, report, *counts)
+    # The files are staged as they are made, and moved into the output folder once all are made and
+    # the build has not failed: leaving this block otherwise removes them again.
+    with Staging(paths.out, write, digests=inputs is not None) as staging:
+        with progress.stage("rendering", unit="pages") as bar:
+            staged = render_site(catalog, content.config, paths, staging, news, bar, partial(index_files, work))
+        del work
+        clock.lap("render")
+        if strict and warnings:
+            raise StrictWarnings([str(w) for w in warnings])
+        counts = len(catalog.papers), len(catalog.venues), len(catalog.topics)
+        report = None
+        if write:
+            with progress.stage("writing", unit="files") as bar:
+                report = staging.finish(staged)
+                bar.advance(len(report.written))  # finish reports once, at the end
+                if record_history:
+                    history_file = paths.content / HISTORY_FILE
+                    save_history(history, history_file)
+                    if inputs is not None:
+                        inputs = inputs.with_file(history_file, history_file.read_bytes())
+                if inputs is not None:  # the staged files' sha256, for the up-to-date check
+                    remember(cache, inputs, paths.out, *counts, len(staged), warnings,
+                             {s.path: s.digest for s in staged if s.digest is not None})
+                cache.save()  # only after a good write: a failed build leaves the cache as it was
+            log.info("wrote %d files to %s, %d unchanged, %d removed", len(report.written), paths.out,
+                     report.unchanged, len(report.removed))
+            clock.lap("write")
+    return Result(catalog, warnings, len(staged), clock.total(), write, clock.laps, report, *counts)
 
 
 def build_inputs(paths: Paths, strict: bool, base_url: str | None, record_history: bool) -> Inputs:

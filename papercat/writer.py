@@ -1,7 +1,13 @@
-"""Write the site: only files whose bytes changed, each replaced atomically; stale files removed."""
+"""Write the site: only files whose bytes changed, each replaced atomically; stale files removed.
+
+A build stages its files as it makes them (worker processes stage the pages they render), in a
+hidden folder beside the site, and moves them into place once everything has been made: a failed
+build leaves the earlier site as it was.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
@@ -10,7 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from types import TracebackType
+from typing import Self, TypeVar
 
 from .errors import CatalogError
 from .parallel import jobs
@@ -23,27 +30,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-class OutputFiles:
-    """The site's files by path; a second file at the same path is an error naming both sources."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-        self.sources: dict[str, str] = {}
-
-    def add(self, path: str, data: bytes, source: str) -> None:
-        if path in self.files:
-            raise CatalogError(f"{source} and {self.sources[path]} would both write {path}; "
-                               "expected each output path once")
-        self.files[path] = data
-        self.sources[path] = source
-
-    def add_tree(self, folder: Path, prefix: str) -> None:
-        """Add every file below ``folder`` under ``prefix``, in sorted order."""
-        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
-            rel = file.relative_to(folder).as_posix()
-            self.add(f"{prefix}/{rel}", file.read_bytes(), file.as_posix())
-
-
 def check_output_folder(out_dir: Path) -> None:
     """Refuse to replace a folder that holds files but was not written by papercat."""
     if out_dir.exists() and not out_dir.is_dir():
@@ -51,6 +37,17 @@ def check_output_folder(out_dir: Path) -> None:
     if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / MARKER).exists():
         raise CatalogError(f"{out_dir}: holds files that papercat did not write (no {MARKER} in it); "
                            "expected an empty folder or an earlier papercat site. Choose another --out")
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A file of the site once staged: its path below the site, the permission bits of the earlier
+    site's file when that holds these bytes already and is kept (None: the bytes were staged), and
+    their sha256 when the staging was asked for digests."""
+
+    path: str
+    kept_mode: int | None = None
+    digest: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -62,43 +59,148 @@ class WriteReport:
     removed: tuple[str, ...]
 
 
-def write_site(files: OutputFiles, out_dir: Path) -> WriteReport:
-    """Bring ``out_dir`` to exactly ``files``, touching only what differs.
+class Staging:
+    """The files of a site as they are made, staged beside ``out_dir`` and moved into place by ``finish``.
 
-    A new folder is written beside ``out_dir`` and renamed into place. An earlier site keeps every
-    file whose bytes are the same (so its mtime, and a deploy's diff, stay as they were); changed
-    files are written beside it first and then renamed over the old ones, so a reader never sees a
-    half-written file, and files no longer in the site are removed. Files and folders are made
-    0644 and 0755 whatever the umask. The reading, writing and renaming are shared among a few
-    threads (they wait on the system, not on Python), which have all ended when this returns.
+    Entered (``with``), it refuses a folder papercat did not write, lists the earlier site, and
+    makes the staging folder: a hidden folder beside ``out_dir``. Left without ``finish`` (an
+    error, Ctrl-C), it removes that folder (and the folders made for it), so the earlier site stays
+    as it was. ``claim`` takes a path for a source, once; ``stage`` writes a claimed path's bytes
+    into the staging folder unless the earlier site's file holds them already, and may run in
+    worker processes forked after the claims, each staging its own paths; ``add`` does both. With
+    ``write=False`` (a check) paths are claimed and nothing is read or written.
     """
-    check_output_folder(out_dir)
-    parent = out_dir.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    if not out_dir.exists():
-        staging = _stage(files.files, parent, out_dir.name, marker=True)
-        os.rename(staging, out_dir)
-        return WriteReport(tuple(sorted(files.files)), 0, ())
-    out = str(out_dir)
-    old_files, old_folders = site_listing(out)
-    old_files.pop(MARKER, None)
-    paths = list(files.files)
-    modes = dict(zip(paths, _in_threads(lambda rel: _same_bytes(out, rel, files.files[rel], old_files.get(rel)),
-                                        paths)))
-    changed = {rel: files.files[rel] for rel, mode in modes.items() if mode is None}
-    removed = sorted(rel for rel in old_files if rel not in files.files)
-    staging = _stage(changed, parent, out_dir.name, marker=False) if changed else None
-    try:
+
+    def __init__(self, out_dir: Path, write: bool = True, digests: bool = False) -> None:
+        self.out_dir = out_dir
+        self.write = write
+        self.digests = digests  # whether each Staged carries its sha256
+        self.sources: dict[str, str] = {}
+        self.folder: str | None = None  # the staging folder while there is one
+        self.fresh = True  # no earlier site: the staging folder becomes the site
+        self.old_files: dict[str, os.stat_result] = {}
+        self.old_folders: set[str] = set()
+        self._made = {""}  # the folders this process has made (or found) in the staging folder
+        self._mask = 0
+        self._parents: list[Path] = []  # the folders made for the staging folder, deepest first
+
+    def __enter__(self) -> Self:
+        if not self.write:
+            return self
+        check_output_folder(self.out_dir)
+        parent = self.out_dir.resolve().parent
+        self._parents = _missing_folders(parent)
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.folder = tempfile.mkdtemp(prefix=f".{self.out_dir.name}.new-", dir=parent)
+            os.chmod(self.folder, 0o755)  # mkdtemp made it 0700
+            self._mask = _umask()
+            self.fresh = not self.out_dir.exists()
+            if not self.fresh:
+                self.old_files, self.old_folders = site_listing(str(self.out_dir))
+                self.old_files.pop(MARKER, None)
+        except BaseException:
+            self._discard()
+            raise
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self._discard()
+
+    def claim(self, path: str, source: str) -> None:
+        """Take ``path`` for ``source``; a second claim of a path is an error naming both sources."""
+        if path in self.sources:
+            raise CatalogError(f"{source} and {self.sources[path]} would both write {path}; "
+                               "expected each output path once")
+        self.sources[path] = source
+
+    def stage(self, path: str, data: bytes) -> Staged:
+        """Write ``data``, the bytes of a claimed ``path``, into the staging folder unless the
+        earlier site's file at ``path`` holds them already (it is then kept as it is)."""
+        digest = hashlib.sha256(data).digest() if self.digests else None
+        root = self.folder
+        if root is None:  # a check
+            return Staged(path, None, digest)
+        kept = None if self.fresh else _same_bytes(str(self.out_dir), path, data, self.old_files.get(path))
+        if kept is None:
+            self._make_folder(root, path.rpartition("/")[0])
+            _write_new(os.path.join(root, path), data, self._mask)
+        return Staged(path, kept, digest)
+
+    def add(self, path: str, data: bytes, source: str) -> Staged:
+        """Claim ``path`` for ``source`` and stage ``data`` there."""
+        self.claim(path, source)
+        return self.stage(path, data)
+
+    def add_tree(self, folder: Path, prefix: str) -> list[Staged]:
+        """Add every file below ``folder`` under ``prefix``, in sorted order."""
+        return [self.add(f"{prefix}/{file.relative_to(folder).as_posix()}", file.read_bytes(), file.as_posix())
+                for file in sorted(p for p in folder.rglob("*") if p.is_file())]
+
+    def finish(self, staged: Sequence[Staged]) -> WriteReport:
+        """Bring ``out_dir`` to exactly the ``staged`` files, touching only what differs.
+
+        A new site is the staging folder renamed into place. In an earlier site, every file whose
+        bytes are the same was kept (so its mtime, and a deploy's diff, stay as they were); files
+        no longer in the site are removed, and the staged ones renamed over the old ones, so a
+        reader never sees a half-written file. Files and folders are made 0644 and 0755 whatever
+        the umask. The renaming is shared among a few threads (they wait on the system, not on
+        Python), which have all ended when this returns.
+        """
+        assert self.folder is not None, "finish is called once, on an entered Staging that writes"
+        out = str(self.out_dir)
+        self._parents = []  # the site goes beside them: they stay
+        if self.fresh:
+            _write_new(os.path.join(self.folder, MARKER), b"", self._mask)
+            os.rename(self.folder, out)
+            self.folder = None
+            return WriteReport(tuple(sorted(s.path for s in staged)), 0, ())
+        modes = {s.path: s.kept_mode for s in staged}
+        changed = sorted(rel for rel, mode in modes.items() if mode is None)
+        removed = sorted(rel for rel in self.old_files if rel not in modes)
         for rel in removed:  # first, so that a folder may become a file and a file a folder
             os.unlink(os.path.join(out, rel))
         _prune_empty_folders(out, removed)
-        if staging is not None:
-            _replace_all(str(staging), out, sorted(changed), old_folders)
-    finally:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-    _fix_modes(out, modes)
-    return WriteReport(tuple(sorted(changed)), len(files.files) - len(changed), tuple(removed))
+        _replace_all(self.folder, out, changed, self.old_folders)
+        self._discard()  # the staging folder, without files now
+        _fix_modes(out, modes)
+        return WriteReport(tuple(changed), len(modes) - len(changed), tuple(removed))
+
+    def _make_folder(self, root: str, folder: str) -> None:
+        """Make ``folder`` and its parents in the staging folder ``root``, unless this process or another has."""
+        if folder in self._made:
+            return
+        self._make_folder(root, folder.rpartition("/")[0])
+        path = os.path.join(root, folder)
+        try:
+            os.mkdir(path, 0o755)
+            if self._mask & 0o755:  # mkdir applied it
+                os.chmod(path, 0o755)
+        except FileExistsError:  # made by another worker process
+            pass
+        self._made.add(folder)
+
+    def _discard(self) -> None:
+        """Remove the staging folder and the folders made for it, if they are there."""
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+        for folder in self._parents:
+            try:
+                folder.rmdir()
+            except OSError:  # never made, or something else went into it meanwhile
+                break
+        self._parents = []
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """Return ``folder`` and those of its parents that do not exist, deepest first."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def _in_threads(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -130,8 +232,8 @@ def _same_bytes(out: str, rel: str, data: bytes, old: os.stat_result | None) -> 
     except OSError:
         return None
     try:
-        held = bytearray()
-        while len(held) <= len(data):  # one read but for a file that grows meanwhile
+        held = os.read(fd, len(data) + 1)  # one more byte, in case the file grew meanwhile
+        while len(held) < len(data):  # a short read, which regular files hardly give
             chunk = os.read(fd, len(data) + 1 - len(held))
             if not chunk:
                 break
@@ -171,30 +273,6 @@ def _folders(paths: Iterable[str]) -> list[str]:
             found.add(folder)
             folder = folder.rpartition("/")[0]
     return sorted(found)  # a parent sorts before what is in it
-
-
-def _stage(files: dict[str, bytes], parent: Path, name: str, marker: bool) -> Path:
-    """Write ``files`` into a new hidden folder in ``parent``, world-readable; return the folder.
-
-    Each folder is made once, then each file is one open (created with its final mode), one write
-    and one close.
-    """
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.new-", dir=parent))
-    try:
-        os.chmod(staging, 0o755)  # mkdtemp made it 0700
-        root = str(staging)
-        mask = _umask()
-        for folder in _folders(files):
-            os.mkdir(os.path.join(root, folder), 0o755)
-            if mask & 0o755:  # mkdir applied it
-                os.chmod(os.path.join(root, folder), 0o755)
-        _in_threads(lambda rel: _write_new(os.path.join(root, rel), files[rel], mask), list(files))
-        if marker:
-            _write_new(os.path.join(root, MARKER), b"", mask)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return staging
 
 
 def _write_new(path: str, data: bytes, mask: int) -> None:

@@ -190,6 +190,71 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
     assert sites["1"] == sites["2"]
 
 
+def test_workers_stage_their_pages_into_the_site_as_a_loop_does_and_a_failure_leaves_it_as_it_was(tmp_path):
+    out = json.loads(fresh_python(f"""
+        import json, os, shutil, sys
+        from pathlib import Path
+        sys.path.insert(0, "benchmarks")
+        from search_index import make_listings
+        from papercat import writer
+        from papercat.errors import CatalogError
+        from papercat.pipeline import PROJECT_ROOT, Paths, build
+        from tests.conftest import ABSTRACT_A, tree
+        tmp = Path({str(tmp_path)!r})
+        content, writers = tmp / "content", tmp / "writers"
+        make_listings(content, 300)  # enough pages for workers
+        writers.mkdir()
+        write_new = writer._write_new
+        def recorded(path, data, mask):  # which processes write the staged files
+            (writers / str(os.getpid())).touch()
+            write_new(path, data, mask)
+        writer._write_new = recorded
+        def sites(templates=PROJECT_ROOT / "templates"):
+            done = {{}}
+            for jobs in ("2", "1"):
+                os.environ["PAPERCAT_JOBS"] = jobs
+                result = build(Paths(content, tmp / f"site-{{jobs}}", templates=templates, cache=None),
+                               base_url="https://example.org/catalog/", record_history=False)
+                done[jobs] = result.changes
+            return done
+        def mtimes(site):
+            return {{p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}}
+        sites()
+        for file in tmp.glob("site-*/**/*"):
+            if file.is_file():
+                os.utime(file, ns=(10**9, 10**9))  # an old mtime, so a rewrite shows even on a coarse clock
+        acl = content / "listings" / "ACL_2024.txt"
+        acl.write_text(acl.read_text().rsplit("\\n\\n", 1)[0] + "\\n")  # its last paper leaves
+        (content / "listings" / "COLM_2025.txt").write_text(f"COLM 2025 Papers\\n\\n{{ABSTRACT_A}}\\n")
+        reports = sites()
+        touched = {{jobs: sorted(p for p, t in mtimes(tmp / f"site-{{jobs}}").items() if t != 10**9) for jobs in reports}}
+        same = tree(tmp / "site-2") == tree(tmp / "site-1")
+        before = tree(tmp / "site-2"), mtimes(tmp / "site-2")
+        templates = tmp / "templates"
+        shutil.copytree(PROJECT_ROOT / "templates", templates)
+        paper = (templates / "paper.html").read_text()
+        last = json.loads((tmp / "site-2" / "papers.json").read_text())["papers"][-1]["id"]
+        (templates / "paper.html").write_text(paper.replace("{{% block main %}}",
+            "{{% block main %}}{{% if paper.id == '" + last + "' %}}{{{{ paper.nope }}}}{{% endif %}}", 1))
+        try:
+            sites(templates)
+            failed = ""
+        except CatalogError as exc:
+            failed = str(exc)
+        print(json.dumps({{
+            "reports": {{jobs: [list(r.written), r.unchanged, list(r.removed)] for jobs, r in reports.items()}},
+            "touched": touched, "same": same, "failed": failed, "kept": before == (tree(tmp / "site-2"), mtimes(tmp / "site-2")),
+            "left": sorted(p.name for p in tmp.iterdir()), "writers": len(os.listdir(writers)), "me": os.getpid()}}))
+    """))
+    written, unchanged, removed = out["reports"]["2"]
+    assert out["reports"]["2"] == out["reports"]["1"] and out["same"], "workers and a loop made the same site"
+    assert written and unchanged > 200 and removed, "files were written, kept and removed"
+    assert out["touched"]["2"] == out["touched"]["1"] == sorted(written), "only the files written changed"
+    assert "UndefinedError" in out["failed"] and out["kept"], "a page failing in a worker left the site as it was"
+    assert out["left"] == ["content", "site-1", "site-2", "templates", "writers"], "no staging folder left"
+    assert out["writers"] >= 3, "the workers staged pages, and so did the build's own process"
+
+
 @pytest.mark.parametrize("given, expected", [(None, "1"), ("3", "3")])
 def test_blas_runs_one_thread_per_process_unless_the_user_says_otherwise(given, expected):
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import threading
@@ -9,33 +10,45 @@ import threading
 import pytest
 
 from papercat.errors import CatalogError
-from papercat.writer import MARKER, OutputFiles, write_site
+from papercat.writer import MARKER, Staging, WriteReport
 
 
-def test_a_path_written_twice_names_both_sources():
-    files = OutputFiles()
-    files.add("papers/a.html", b"1", "listings/x.txt:3")
-    with pytest.raises(CatalogError, match=r"^listings/y.txt:9 and listings/x.txt:3 would both write "
-                                           r"papers/a.html; expected each output path once$"):
-        files.add("papers/a.html", b"2", "listings/y.txt:9")
+def _write(files: dict[str, bytes], out) -> WriteReport:
+    """Stage ``files`` and bring ``out`` to them, as a build does."""
+    with Staging(out) as staging:
+        return staging.finish([staging.add(path, data, "t") for path, data in files.items()])
+
+
+def test_a_path_written_twice_names_both_sources(tmp_path):
+    with Staging(tmp_path / "site") as staging:
+        staging.add("papers/a.html", b"1", "listings/x.txt:3")
+        with pytest.raises(CatalogError, match=r"^listings/y.txt:9 and listings/x.txt:3 would both write "
+                                               r"papers/a.html; expected each output path once$"):
+            staging.add("papers/a.html", b"2", "listings/y.txt:9")
 
 
 def test_output_path_that_is_a_file_is_refused(tmp_path):
     target = tmp_path / "site"
     target.write_text("not a folder")
-    with pytest.raises(CatalogError, match="is a file; expected a folder for the site"):
-        write_site(OutputFiles(), target)
+    with pytest.raises(CatalogError, match="is a file; expected a folder for the site"), Staging(target):
+        pass
     assert target.read_text() == "not a folder"
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_a_folder_papercat_did_not_write_is_refused_before_anything_is_staged(tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    with pytest.raises(CatalogError, match=f"holds files that papercat did not write \\(no {MARKER} in it\\)"):
+        _write({"index.html": b"x"}, precious)
+    assert [p.name for p in tmp_path.iterdir()] == ["precious"]
+    assert [p.name for p in precious.iterdir()] == ["thesis.tex"]
 
 
 def test_an_earlier_site_is_replaced_whole(tmp_path):
-    first = OutputFiles()
-    first.add("index.html", b"old", "t")
-    first.add("papers/gone.html", b"gone", "t")
-    write_site(first, tmp_path / "site")
-    second = OutputFiles()
-    second.add("index.html", b"new", "t")
-    write_site(second, tmp_path / "site")
+    _write({"index.html": b"old", "papers/gone.html": b"gone"}, tmp_path / "site")
+    _write({"index.html": b"new"}, tmp_path / "site")
     assert sorted(p.name for p in (tmp_path / "site").rglob("*")) == sorted([MARKER, "index.html"])
     assert (tmp_path / "site" / "index.html").read_bytes() == b"new"
     assert [p.name for p in tmp_path.iterdir()] == ["site"]
@@ -43,17 +56,12 @@ def test_an_earlier_site_is_replaced_whole(tmp_path):
 
 def test_an_empty_folder_may_be_used(tmp_path):
     (tmp_path / "out").mkdir()
-    files = OutputFiles()
-    files.add("index.html", b"x", "t")
-    write_site(files, tmp_path / "out")
+    _write({"index.html": b"x"}, tmp_path / "out")
     assert (tmp_path / "out" / "index.html").read_bytes() == b"x"
 
 
 def _site(tmp_path, files: dict[str, bytes]):
-    out = OutputFiles()
-    for path, data in files.items():
-        out.add(path, data, "t")
-    return write_site(out, tmp_path / "site")
+    return _write(files, tmp_path / "site")
 
 
 def _mtimes(folder):
@@ -142,3 +150,46 @@ def test_many_files_are_written_by_threads_that_have_all_ended_on_return(tmp_pat
     site = tmp_path / "site"
     assert {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()} == \
         {**second, MARKER: b""}
+
+
+def test_a_staging_left_unfinished_is_removed_and_the_earlier_site_kept(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"home", "papers/a.html": b"a"})
+    before = _mtimes(site)
+    with pytest.raises(KeyboardInterrupt), Staging(site) as staging:
+        staging.add("index.html", b"home 2", "t")
+        staging.add("new/deep/b.html", b"b", "t")
+        assert len([p for p in tmp_path.iterdir() if p.name.startswith(".site.new-")]) == 1
+        raise KeyboardInterrupt  # Ctrl-C, a template error, --strict: all leave the same way
+    assert _mtimes(site) == before and (site / "index.html").read_bytes() == b"home"
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_the_folders_made_for_a_new_site_go_when_it_fails(tmp_path):
+    with pytest.raises(ValueError), Staging(tmp_path / "a" / "b" / "site") as staging:
+        staging.add("index.html", b"x", "t")
+        raise ValueError("a failed build")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_check_stages_nothing_but_still_finds_paths_claimed_twice(tmp_path):
+    with Staging(tmp_path / "a" / "site", write=False, digests=True) as staging:
+        staged = staging.add("index.html", b"x", "t")
+        with pytest.raises(CatalogError, match="would both write index.html"):
+            staging.add("index.html", b"y", "u")
+    assert staged.path == "index.html" and staged.digest == hashlib.sha256(b"x").digest()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_staged_files_say_whether_they_were_kept_and_carry_their_digest(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"home", "papers/a.html": b"a"})
+    (site / "papers" / "a.html").chmod(0o600)
+    with Staging(site, digests=True) as staging:
+        staged = [staging.add("index.html", b"home 2", "t"), staging.add("papers/a.html", b"a", "t")]
+        report = staging.finish(staged)
+    assert [(s.path, s.kept_mode, s.digest) for s in staged] == [
+        ("index.html", None, hashlib.sha256(b"home 2").digest()),
+        ("papers/a.html", 0o600, hashlib.sha256(b"a").digest())]
+    assert (report.written, report.unchanged) == (("index.html",), 1)
+    assert stat.S_IMODE((site / "papers" / "a.html").stat().st_mode) == 0o644
