@@ -79,7 +79,10 @@ class _Features:
                 if spelt is None:
                     spelt = spellings[column] = Counter({names[column]: 1})
                 spelt[name] += times
-            counts[column] = counts.get(column, 0) + times
+                # Only here may the paper have spelt the word before: its words' spellings differ.
+                counts[column] = counts.get(column, 0) + times
+                continue
+            counts[column] = times
         return counts
 
     def phrase_column(self, key: tuple[str, ...], name: str) -> int:
@@ -123,11 +126,13 @@ def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[t
                   features: _Features) -> dict[int, int]:
     """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
     counts = features.count_words(paper.words)
-    for gram in filter(phrases.__contains__, paper.grams):
-        counts[features.phrase_column(gram, phrases[gram])] = paper.grams[gram]
+    grams, columns = paper.grams, features.phrases
+    for gram in filter(phrases.__contains__, grams):  # a loop kept lean: most keyphrases have a column
+        column = columns.get(gram)
+        counts[features.phrase_column(gram, phrases[gram]) if column is None else column] = grams[gram]
     for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
-        column = features.phrase_column(key, phrases[key])
-        counts[column] = max(counts.get(column, 0), 1)
+        if key not in grams:
+            counts.setdefault(features.phrase_column(key, phrases[key]), 1)
     return counts
 
 
