@@ -905,16 +905,15 @@ def _tokenize(papers: Sequence[PaperPhrases]) -> tuple[_Vocabulary, _Counts, set
     lowercase: set[str] = set()
     vocabulary, counts = _Vocabulary(), _Counts()
     for start in range(0, len(papers), _TOKENIZE_BATCH):
-        packed = []
-        for paper in papers[start:start + _TOKENIZE_BATCH]:
-            # The paper's word numbers become catalog key numbers; -1 (the appended last one) opens a run.
-            keys = np.array(vocabulary.key_numbers(paper.tokens) + [-1], dtype=np.int64)
-            local = np.frombuffer(paper.runs, dtype=np.int32)
-            packed.append(keys[np.where(local < 0, -1, local)])
-            lowercase.update([t[0] for t in paper.tokens if t[0] in proper and t[1].islower()])
-        if packed:
-            where = np.repeat(np.arange(len(packed)), [len(p) for p in packed])
-            counts.add(vocabulary.phrase_codes(np.concatenate(packed), where))
+        batch = papers[start:start + _TOKENIZE_BATCH]
+        tokens = list(chain.from_iterable(paper.tokens for paper in batch))
+        # The papers' word numbers become catalog key numbers; -1 (the appended last one) opens a run.
+        keys = np.array(vocabulary.key_numbers(tokens) + [-1], dtype=np.int64)
+        local = np.frombuffer(b"".join(paper.runs for paper in batch), dtype=np.int32)
+        where = np.repeat(np.arange(len(batch)), [len(paper.runs) // 4 for paper in batch])  # int32: 4 bytes
+        before = np.cumsum([0] + [len(paper.tokens) for paper in batch])  # the words of the papers before
+        counts.add(vocabulary.phrase_codes(keys[np.where(local < 0, -1, local + before[where])], where))
+        lowercase.update([t[0] for t in tokens if t[0] in proper and t[1].islower()])
     counts.merge()
     return vocabulary, counts, proper - lowercase  # proper: capitalised mid-sentence, never lowercase
 
