@@ -181,13 +181,9 @@ def _doc_parts(stage: str, keys: list[bytes],
     """Yield the parts of a catalog-wide cache key: every paper's ``digest(title, abstract)``, and each
     paper's keyphrases."""
     yield f"{stage} {len(keys)}"
-    if phrases is None:
-        yield from keys
-        return
-    for key, own in zip(keys, phrases):
-        yield key
-        yield str(len(own))
-        yield from own
+    yield b"".join(keys)  # digests are all of one length
+    if phrases is not None:
+        yield repr(phrases)  # one part, not one per keyphrase: a repr tells apart what differs
 
 
 def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple[str, ...],
