@@ -15,7 +15,7 @@ import numpy as np
 from papercat.parallel import parallel_map
 
 __all__ = ["PaperPhrases", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
-           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs"]
+           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs", "word_keys"]
 
 # Function words: a phrase never starts or ends with one, and they split candidate phrases.
 _FUNCTION = ["a", "about", "above", "across", "after", "again", "against", "all", "almost", "along", "also",
@@ -364,6 +364,8 @@ def _pieces(chunk: str) -> tuple[_Piece, ...]:
 
 def _sentences(text: str) -> list[str]:
     """Split an abstract into sentences at full stops followed by a capital or a digit."""
+    if "." not in text and "!" not in text and "?" not in text:  # a title or a keyphrase, mostly
+        return [text] if text.strip() else []
     parts, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         parts.append(text[start:m.start() + 1])
@@ -438,6 +440,11 @@ def _term_word(token: _Token) -> tuple[str, str]:
 def term_runs(text: str) -> list[list[tuple[str, str]]]:
     """Return the runs of (key, display form) of the words in text that may belong to a keyphrase."""
     return [[_term_word(t) for t in run] for run in _plain_runs(text)]
+
+
+def word_keys(text: str) -> tuple[str, ...]:
+    """Return the keys of ``term_runs(text)``'s words, run after run: a keyphrase's key."""
+    return tuple(token[0] for run in _plain_runs(text) for token in run)
 
 
 # How often a paper uses each word, as (key, display form, times) in order of first use, and each

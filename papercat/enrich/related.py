@@ -16,7 +16,7 @@ from papercat.enrich.keyphrases import (
     count_terms,
     is_telling,
     reference_size,
-    term_runs,
+    word_keys,
 )
 from papercat.parallel import parallel_map
 
@@ -98,11 +98,6 @@ class _Features:
             self.names[column] = min(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
-def _phrase_key(phrase: str) -> tuple[str, ...]:
-    """Return a keyphrase's key: its words' keys ("Reward models" -> ("reward", "model"))."""
-    return tuple(key for run in term_runs(phrase) for key, _ in run)
-
-
 @dataclass(frozen=True)
 class PaperTerms:
     """A paper's words and 1-3 word n-grams with their counts, from its title and abstract alone."""
@@ -140,7 +135,8 @@ def _matrix(papers: Sequence[PaperTerms],
             keyphrases: Sequence[Sequence[str]]) -> tuple[sparse.csr_matrix, _Features]:
     """Return the l2-normalised TF-IDF matrix (papers x terms), sublinear in counts, and its columns."""
     distinct = list(dict.fromkeys(phrase for own in keyphrases for phrase in own))
-    keys = dict(zip(distinct, parallel_map(_phrase_key, distinct)))  # each distinct keyphrase's key
+    # Each distinct keyphrase's key: its words' keys ("Reward models" -> ("reward", "model")).
+    keys = dict(zip(distinct, parallel_map(word_keys, distinct)))
     phrases: dict[tuple[str, ...], str] = {}  # each key's first spelling
     for phrase, key in keys.items():
         if key:
