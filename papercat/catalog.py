@@ -136,8 +136,8 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], cache: Cache,
         bar.advance(len(docs))
         return found, {}
     stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
-    analyses, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]), list(zip(keys, docs)),
-                                       itemgetter(0), bar.advance)
+    analyses, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
+                                       list(zip(keys, docs)), itemgetter(0), bar.advance)
     bar.note("picking keyphrases")
     found = keyphrases.pick(analyses)
     memo.put(key, found)

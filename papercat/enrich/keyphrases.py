@@ -15,7 +15,8 @@ import numpy as np
 from papercat.parallel import parallel_map
 
 __all__ = ["PaperPhrases", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
-           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs", "word_keys"]
+           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs",
+           "word_keys"]
 
 # Function words: a phrase never starts or ends with one, and they split candidate phrases.
 _FUNCTION = ["a", "about", "above", "across", "after", "again", "against", "all", "almost", "along", "also",
