@@ -918,7 +918,7 @@ def _tokenize(papers: Sequence[PaperPhrases]) -> tuple[_Vocabulary, _Counts, set
         # The papers' word numbers become catalog key numbers; -1 (the appended last one) opens a run.
         keys = np.array(vocabulary.key_numbers(tokens) + [-1], dtype=np.int64)
         local = np.frombuffer(b"".join(paper.runs for paper in batch), dtype=np.int32)
-        where = np.repeat(np.arange(len(batch)), [len(paper.runs) // 4 for paper in batch])  # int32: 4 bytes
+        where = np.repeat(np.arange(len(batch)), [len(paper.runs) // 4 for paper in batch])  # 4-byte int32s
         before = np.cumsum([0] + [len(paper.tokens) for paper in batch])  # the words of the papers before
         counts.add(vocabulary.phrase_codes(keys[np.where(local < 0, -1, local + before[where])], where))
         lowercase.update([t[0] for t in tokens if t[0] in proper and t[1].islower()])

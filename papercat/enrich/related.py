@@ -79,7 +79,8 @@ class _Features:
                 if spelt is None:
                     spelt = spellings[column] = Counter({names[column]: 1})
                 spelt[name] += times
-                # Only here may the paper have spelt the word before: its words' spellings differ.
+                # A word the paper spells a second way comes here (that spelling differs from the first
+                # or is counted in spellings), so only here may the paper have counted the word already.
                 counts[column] = counts.get(column, 0) + times
                 continue
             counts[column] = times
@@ -126,7 +127,7 @@ def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[t
         column = columns.get(gram)
         counts[features.phrase_column(gram, phrases[gram]) if column is None else column] = grams[gram]
     for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
-        if key not in grams:
+        if key not in grams:  # else counted as one of its n-grams
             counts.setdefault(features.phrase_column(key, phrases[key]), 1)
     return counts
 
