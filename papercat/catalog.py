@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 from .abstract import RenderedAbstract, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
@@ -52,12 +53,13 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar.restart("titles")
     titles = _titles(merged, overrides, cache, bar)
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
+    keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
     bar.restart("keyphrases")
-    phrases, counted = _keyphrases(docs, cache, bar)
+    phrases, counted = _keyphrases(docs, keys, cache, bar)
     bar.restart("related papers")
     order = paper_order(list(venues.values()), venue_order, {m.id: m.found[0][1] for m in merged})
     position = {m.id: n for n, m in enumerate(merged)}
-    near, places = _related(docs, phrases, counted, [position[i] for i in order], cache, bar)
+    near, places = _related(docs, keys, phrases, counted, [position[i] for i in order], cache, bar)
     bar.restart("topics")
     taxonomy_key = digest(repr(taxonomy))
     matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
@@ -120,22 +122,22 @@ def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache,
     return unique_titles(first, [m.abstract for m in merged], keep=given)
 
 
-def _keyphrases(docs: list[tuple[str, str]], cache: Cache,
+def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], cache: Cache,
                 bar: Stage) -> tuple[list[tuple[str, ...]], dict[bytes, related.PaperTerms]]:
     """Return every paper's keyphrases: each paper analysed alone (cached), then picked across the catalog.
 
-    Also return the terms of the papers analysed now, by key: counted in the same pass over their
-    words, for ``_related``.
+    ``keys`` are the papers' ``digest(title, abstract)``. Also return the terms of the papers analysed
+    now, by key: counted in the same pass over their words, for ``_related``.
     """
     memo = cache.stage("keyphrases-catalog", list, single=True)
-    key = digest_of(_doc_parts("keyphrases", docs))
+    key = digest_of(_doc_parts("keyphrases", keys))
     found = memo.get(key)
     if found is not None:
         bar.advance(len(docs))
         return found, {}
     stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
-    analyses, counted = stage.map_with(lambda doc: related.analyse_with_terms(*doc), docs,
-                                       lambda doc: digest(*doc), bar.advance)
+    analyses, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
+                                       list(zip(keys, docs)), itemgetter(0), bar.advance)
     bar.note("picking keyphrases")
     found = keyphrases.pick(analyses)
     memo.put(key, found)
@@ -143,24 +145,25 @@ def _keyphrases(docs: list[tuple[str, str]], cache: Cache,
     return found, counted
 
 
-def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]],
+def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
              counted: dict[bytes, related.PaperTerms], rows: list[int], cache: Cache,
              bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
     """Return every paper's related papers and the places on the map of papers ``rows`` (catalog order).
 
-    Both come from each paper's terms, counted alone (cached, or ``counted`` already), then compared
-    across the catalog.
+    Both come from each paper's terms, counted alone (cached, or ``counted`` already, by ``keys``: see
+    ``_keyphrases``), then compared across the catalog.
     """
     near_memo = cache.stage("related-catalog", list, single=True)
-    near_key = digest_of(_doc_parts("related", docs, phrases))
+    near_key = digest_of(_doc_parts("related", keys, phrases))
     map_memo = cache.stage("map", list, single=True)
-    map_key = digest_of(_doc_parts("map", [docs[r] for r in rows]))
+    map_key = digest_of(_doc_parts("map", [keys[r] for r in rows]))
     near, places = near_memo.get(near_key), map_memo.get(map_key)
     if near is not None and places is not None:
         bar.advance(len(docs))
         return near, places
     stage = cache.stage("related", related.PaperTerms)
-    terms = stage.map(lambda doc: related.terms(*doc), docs, lambda doc: digest(*doc), bar.advance, counted)
+    terms = stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
+                      counted)
     if places is None:
         bar.note("placing papers on the map")
         places = map_places([terms[r] for r in rows])
@@ -173,16 +176,14 @@ def _related(docs: list[tuple[str, str]], phrases: list[tuple[str, ...]],
     return near, places
 
 
-def _doc_parts(stage: str, docs: list[tuple[str, str]],
-               phrases: list[tuple[str, ...]] | None = None) -> Iterator[str]:
-    """Yield the parts of a catalog-wide cache key: every title and abstract, and each paper's keyphrases."""
-    yield f"{stage} {len(docs)}"
-    for n, (title, abstract) in enumerate(docs):
-        yield title
-        yield abstract
-        if phrases is not None:
-            yield str(len(phrases[n]))
-            yield from phrases[n]
+def _doc_parts(stage: str, keys: list[bytes],
+               phrases: list[tuple[str, ...]] | None = None) -> Iterator[str | bytes]:
+    """Yield the parts of a catalog-wide cache key: every paper's ``digest(title, abstract)``, and each
+    paper's keyphrases."""
+    yield f"{stage} {len(keys)}"
+    yield b"".join(keys)  # digests are all of one length
+    if phrases is not None:
+        yield repr(phrases)  # one part, not one per keyphrase: a repr tells apart what differs
 
 
 def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple[str, ...],

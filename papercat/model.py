@@ -125,9 +125,14 @@ class Catalog:
         ordered_venues = sorted_venues(venues)
         by_venue = {v.slug: tuple(by_id[i] for i in venue_order[v.slug]) for v in ordered_venues}
         ordered = [by_id[i] for i in paper_order(ordered_venues, venue_order, {p.id: p.venue for p in papers})]
-        used = {slug for p in ordered for slug in p.topic_slugs}
-        kept_topics = tuple(t for t in topics if t.slug in used or t.slug != "other")
-        by_topic = {t.slug: tuple(p for p in ordered if t.slug in p.topic_slugs) for t in kept_topics}
+        in_topic: dict[str, list[Paper]] = {}  # one pass over the papers, not one per topic
+        for p in ordered:
+            for slug in p.topic_slugs:
+                listed = in_topic.setdefault(slug, [])
+                if not listed or listed[-1] is not p:  # once, even for a topic the paper has twice
+                    listed.append(p)
+        kept_topics = tuple(t for t in topics if t.slug in in_topic or t.slug != "other")
+        by_topic = {t.slug: tuple(in_topic.get(t.slug, ())) for t in kept_topics}
         return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic, places)
 
 

@@ -14,6 +14,7 @@ from papercat.enrich.related import (
     DECIMALS,
     MAX_SHARED,
     Related,
+    _matrix,
     analyse_with_terms,
     relate,
     related_papers,
@@ -193,6 +194,18 @@ def test_keyphrases_may_be_missing_or_spelt_as_acronyms():
             ("", "Reward models trained on preferences; our reward model is robust.")]
     found = related_papers(docs, [("reward model", "ordinal feedback"), ()])
     assert found[0][0].index == 1 and found[0][0].shared[0] == "reward model"
+
+
+def test_a_word_a_paper_spells_two_ways_is_one_term_named_by_its_commonest_spelling():
+    abstracts = ["Pre-training lattice.", "Pretraining and pre-training lattice.",
+                 "Pretraining, pretraining lattice.", "Pretraining lattice."]
+    assert terms("", abstracts[1]).words == (("pretraining", "pretraining", 1),
+                                             ("pretraining", "pre-training", 1), ("lattice", "lattice", 1))
+    matrix, features = _matrix([terms("", abstract) for abstract in abstracts], [()] * len(abstracts))
+    assert features.names == ["pretraining", "lattice"]  # "pretraining" 4 times, "pre-training" twice
+    rows = matrix.toarray().tolist()
+    assert matrix.getnnz(axis=1).tolist() == [2] * 4
+    assert rows[1] == rows[2] != rows[0] == rows[3]  # the middle papers say it twice, the others once
 
 
 def test_a_synthetic_catalog_of_three_thousand_papers():

@@ -15,7 +15,8 @@ import numpy as np
 from papercat.parallel import parallel_map
 
 __all__ = ["PaperPhrases", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
-           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs"]
+           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs",
+           "word_keys"]
 
 # Function words: a phrase never starts or ends with one, and they split candidate phrases.
 _FUNCTION = ["a", "about", "above", "across", "after", "again", "against", "all", "almost", "along", "also",
@@ -364,6 +365,8 @@ def _pieces(chunk: str) -> tuple[_Piece, ...]:
 
 def _sentences(text: str) -> list[str]:
     """Split an abstract into sentences at full stops followed by a capital or a digit."""
+    if "." not in text and "!" not in text and "?" not in text:  # a title or a keyphrase, mostly
+        return [text] if text.strip() else []
     parts, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         parts.append(text[start:m.start() + 1])
@@ -438,6 +441,11 @@ def _term_word(token: _Token) -> tuple[str, str]:
 def term_runs(text: str) -> list[list[tuple[str, str]]]:
     """Return the runs of (key, display form) of the words in text that may belong to a keyphrase."""
     return [[_term_word(t) for t in run] for run in _plain_runs(text)]
+
+
+def word_keys(text: str) -> tuple[str, ...]:
+    """Return the keys of ``term_runs(text)``'s words, run after run: a keyphrase's key."""
+    return tuple(token[0] for run in _plain_runs(text) for token in run)
 
 
 # How often a paper uses each word, as (key, display form, times) in order of first use, and each
@@ -905,16 +913,15 @@ def _tokenize(papers: Sequence[PaperPhrases]) -> tuple[_Vocabulary, _Counts, set
     lowercase: set[str] = set()
     vocabulary, counts = _Vocabulary(), _Counts()
     for start in range(0, len(papers), _TOKENIZE_BATCH):
-        packed = []
-        for paper in papers[start:start + _TOKENIZE_BATCH]:
-            # The paper's word numbers become catalog key numbers; -1 (the appended last one) opens a run.
-            keys = np.array(vocabulary.key_numbers(paper.tokens) + [-1], dtype=np.int64)
-            local = np.frombuffer(paper.runs, dtype=np.int32)
-            packed.append(keys[np.where(local < 0, -1, local)])
-            lowercase.update([t[0] for t in paper.tokens if t[0] in proper and t[1].islower()])
-        if packed:
-            where = np.repeat(np.arange(len(packed)), [len(p) for p in packed])
-            counts.add(vocabulary.phrase_codes(np.concatenate(packed), where))
+        batch = papers[start:start + _TOKENIZE_BATCH]
+        tokens = list(chain.from_iterable(paper.tokens for paper in batch))
+        # The papers' word numbers become catalog key numbers; -1 (the appended last one) opens a run.
+        keys = np.array(vocabulary.key_numbers(tokens) + [-1], dtype=np.int64)
+        local = np.frombuffer(b"".join(paper.runs for paper in batch), dtype=np.int32)
+        where = np.repeat(np.arange(len(batch)), [len(paper.runs) // 4 for paper in batch])  # 4-byte int32s
+        before = np.cumsum([0] + [len(paper.tokens) for paper in batch])  # the words of the papers before
+        counts.add(vocabulary.phrase_codes(keys[np.where(local < 0, -1, local + before[where])], where))
+        lowercase.update([t[0] for t in tokens if t[0] in proper and t[1].islower()])
     counts.merge()
     return vocabulary, counts, proper - lowercase  # proper: capitalised mid-sentence, never lowercase
 

@@ -16,7 +16,7 @@ from papercat.enrich.keyphrases import (
     count_terms,
     is_telling,
     reference_size,
-    term_runs,
+    word_keys,
 )
 from papercat.parallel import parallel_map
 
@@ -79,7 +79,11 @@ class _Features:
                 if spelt is None:
                     spelt = spellings[column] = Counter({names[column]: 1})
                 spelt[name] += times
-            counts[column] = counts.get(column, 0) + times
+                # A word the paper spells a second way comes here (that spelling differs from the first
+                # or is counted in spellings), so only here may the paper have counted the word already.
+                counts[column] = counts.get(column, 0) + times
+                continue
+            counts[column] = times
         return counts
 
     def phrase_column(self, key: tuple[str, ...], name: str) -> int:
@@ -93,11 +97,6 @@ class _Features:
         """Name each word by its most frequent spelling ("pretraining" over "pre-training" if more common)."""
         for column, spellings in self.spellings.items():
             self.names[column] = min(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-
-
-def _phrase_key(phrase: str) -> tuple[str, ...]:
-    """Return a keyphrase's key: its words' keys ("Reward models" -> ("reward", "model"))."""
-    return tuple(key for run in term_runs(phrase) for key, _ in run)
 
 
 @dataclass(frozen=True)
@@ -123,11 +122,13 @@ def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[t
                   features: _Features) -> dict[int, int]:
     """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
     counts = features.count_words(paper.words)
-    for gram in filter(phrases.__contains__, paper.grams):
-        counts[features.phrase_column(gram, phrases[gram])] = paper.grams[gram]
+    grams, columns = paper.grams, features.phrases
+    for gram in filter(phrases.__contains__, grams):  # a loop kept lean: most keyphrases have a column
+        column = columns.get(gram)
+        counts[features.phrase_column(gram, phrases[gram]) if column is None else column] = grams[gram]
     for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
-        column = features.phrase_column(key, phrases[key])
-        counts[column] = max(counts.get(column, 0), 1)
+        if key not in grams:  # else counted as one of its n-grams
+            counts.setdefault(features.phrase_column(key, phrases[key]), 1)
     return counts
 
 
@@ -135,7 +136,8 @@ def _matrix(papers: Sequence[PaperTerms],
             keyphrases: Sequence[Sequence[str]]) -> tuple[sparse.csr_matrix, _Features]:
     """Return the l2-normalised TF-IDF matrix (papers x terms), sublinear in counts, and its columns."""
     distinct = list(dict.fromkeys(phrase for own in keyphrases for phrase in own))
-    keys = dict(zip(distinct, parallel_map(_phrase_key, distinct)))  # each distinct keyphrase's key
+    # Each distinct keyphrase's key: its words' keys ("Reward models" -> ("reward", "model")).
+    keys = dict(zip(distinct, parallel_map(word_keys, distinct)))
     phrases: dict[tuple[str, ...], str] = {}  # each key's first spelling
     for phrase, key in keys.items():
         if key:
