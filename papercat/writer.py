@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import TypeVar
 
 from .errors import CatalogError
 from .parallel import jobs
@@ -84,7 +84,7 @@ class Staging:
         self._mask = 0
         self._parents: list[Path] = []  # the folders made for the staging folder, deepest first
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> Staging:  # noqa: PYI034 (typing.Self needs Python 3.11)
         if not self.write:
             return self
         check_output_folder(self.out_dir)
