@@ -14,6 +14,9 @@ _CONTROL = [*range(0x20), *range(0x7f, 0xa0)]
 _CLEAN = {**dict.fromkeys(_CONTROL, " "), **dict.fromkeys(map(ord, _INVISIBLE), None)}
 # Punctuation that ends a sentence rather than the URL it follows.
 _URL_TRAILER = ".,;:!?'\"*_"
+# How the web addresses that abstracts write without a scheme end ("gorilla.cs.berkeley.edu",
+# "anonymous.4open.science/r/..."): titles and keyphrases leave such addresses out.
+WEB_ENDINGS = ("com", "org", "net", "edu", "io", "ai", "science", "html", "htm")
 
 
 def clean_line(line: str) -> str:

@@ -228,3 +228,14 @@ def test_an_analysis_depends_on_its_paper_alone_and_survives_pickling(bundled, b
     assert pick(analyses[::-1]) == bundled_phrases[::-1]  # document frequencies do not depend on order
     # A paper's phrases are scored against the catalog it is picked in, not the one it was analysed in.
     assert pick(analyses[:10]) == extract_keyphrases(bundled[:10])
+
+
+@pytest.mark.parametrize("address", ["anonymous.4open.science/r/RewardBench-7F3A",
+                                     "github.com/lab/RewardBench-7F3A",
+                                     "gorilla.cs.berkeley.edu/RewardBench-7F3A"])
+def test_a_web_address_written_without_a_scheme_gives_no_keyphrase(address):
+    abstract = ("We study reward hacking in language model agents and propose a benchmark of reward hacking. "
+                f"Code is available at {address}. Our reward models reduce reward hacking on the benchmark.")
+    phrases = extract_keyphrases([("Reward hacking in language model agents", abstract)])[0]
+    assert "reward hacking" in phrases
+    assert not [p for p in phrases if "7f3a" in p.lower() or "4open" in p.lower()], phrases

@@ -13,6 +13,7 @@ from itertools import chain, pairwise
 import numpy as np
 
 from papercat.parallel import parallel_map
+from papercat.text import WEB_ENDINGS
 
 __all__ = ["PaperPhrases", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
            "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs",
@@ -263,8 +264,8 @@ _PIECE = re.compile(r"([^\W_][\w'’]*(?:-[^\W_][\w'’]*)*)|([^\w\s'’-]|--)")
 _SENTENCE_END = re.compile(r"[.!?](?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bal\.)(?<!\bvs\.)\s+(?=[\"“(]?[A-Z0-9])")
 _ACRONYM_DEF = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9-]*?)(s?)\s*\)")  # "reward model (RM)"
 _NAME_DEF = re.compile(r"\b([A-Za-z][\w-]*[A-Z][\w-]*)\s+\(([^()\d]{5,100})\)")  # "LaRoSA (Layerwise ...)"
-_DOMAIN = re.compile(r"\S+\.(?:com|org|net|edu|io|ai|html?)\b\S*", re.IGNORECASE)  # "gorilla.cs.berkeley.edu"
-_TLDS = (".com", ".org", ".net", ".edu", ".io", ".ai", ".htm")  # the domain pattern is slow: run it if needed
+_DOMAIN = re.compile(rf"\S+\.(?:{'|'.join(WEB_ENDINGS)})\b\S*", re.IGNORECASE)  # "gorilla.cs.berkeley.edu"
+_TLDS = tuple(f".{ending}" for ending in WEB_ENDINGS)  # the domain pattern is slow: run it if needed
 # A capital past the first letter of a part of a word, or a digit: "GuardAgent", "k-WL", "v1".
 _CODED_PART = re.compile(r".+[A-Z]|.*\d")
 _POSSESSIVE = re.compile(r"['’]s?$")

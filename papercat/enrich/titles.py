@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from itertools import islice
 
-from papercat.text import collapse_spaces
+from papercat.text import WEB_ENDINGS, collapse_spaces
 
 __all__ = ["derive_title", "unique_titles"]
 
@@ -29,9 +29,8 @@ _LONGEST = 6000  # abstracts run to about 2,000 characters; a longer paste must 
 _WORD = re.compile(r"\b[a-z]{4,}\b")  # a dict lookup per word is faster than a long regex alternation
 _OURS = re.compile(r"\b(?:[Ww]e|[Oo]ur|us|[Tt]his (?:paper|work|study|article)|is proposed)\b")
 _DROP = re.compile(r"\\(?:url|footnote)\{(?:[^{}]|\{[^{}]*\})*\}|\\href\{[^{}]*\}|https?://\S+|www\.\S+")
-_TLDS = (".com", ".org", ".net", ".edu", ".io", ".ai", ".science", ".htm")
-_TLD = re.compile("|".join(map(re.escape, _TLDS)))  # one search in place of a str.find per ending
-_DOMAIN = re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|io|ai|science|html?)\b\S*", re.IGNORECASE)
+_TLD = re.compile("|".join(rf"\.{ending}" for ending in WEB_ENDINGS))  # one search, not a str.find per ending
+_DOMAIN = re.compile(rf"\b[\w-]+(?:\.[\w-]+)*\.(?:{'|'.join(WEB_ENDINGS)})\b\S*", re.IGNORECASE)
 _LATEX_ARG = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
 _LATEX_WORD = re.compile(r"\\([a-zA-Z]+|.)")
 _MARKUP = re.compile(r"[$*{}\\]")
