@@ -208,6 +208,13 @@ def test_a_word_a_paper_spells_two_ways_is_one_term_named_by_its_commonest_spell
     assert rows[1] == rows[2] != rows[0] == rows[3]  # the middle papers say it twice, the others once
 
 
+def test_a_spelling_used_once_in_many_papers_outweighs_one_used_twice_in_one():
+    abstracts = ["Pre-training lattice.", "Pre-training lattice.", "Pre-training lattice.",
+                 "Pretraining, pretraining lattice."]
+    _, features = _matrix([terms("", abstract) for abstract in abstracts], [()] * len(abstracts))
+    assert features.names == ["pre-training", "lattice"]  # "pre-training" 3 times, "pretraining" twice
+
+
 def test_a_synthetic_catalog_of_three_thousand_papers():
     docs = synthetic(3000)
     found = related_papers(docs, [()] * len(docs))

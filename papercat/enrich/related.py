@@ -93,9 +93,16 @@ class _Features:
             column = self.phrases[key] = self._add(key, name, True)
         return column
 
-    def settle_names(self) -> None:
-        """Name each word by its most frequent spelling ("pretraining" over "pre-training" if more common)."""
+    def settle_names(self, totals: np.ndarray) -> None:
+        """Name each word by its most frequent spelling ("pretraining" over "pre-training" if more common).
+
+        ``totals`` is how often the catalog uses each column. ``count_words`` leaves a word's first
+        spelling uncounted until a second one comes, so the first spelling's count is what the
+        others leave of its total.
+        """
         for column, spellings in self.spellings.items():
+            first = self.names[column]
+            spellings[first] = int(totals[column]) - sum(n for name, n in spellings.items() if name != first)
             self.names[column] = min(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
@@ -150,9 +157,9 @@ def _matrix(papers: Sequence[PaperTerms],
         rows.extend([row] * len(found))
         columns.extend(found)
         counts.extend(found.values())
-    features.settle_names()
     rows_a = np.array(rows, dtype=np.int64)
     columns_a = np.array(columns, dtype=np.int64)
+    features.settle_names(np.bincount(columns_a, weights=counts, minlength=len(features.names)))
     df = np.bincount(columns_a, minlength=len(features.names))
     idf = np.log(reference_size(len(papers)) / (1 + df)) + 1.0
     idf[np.array(features.phrase, dtype=bool)] *= PHRASE_BOOST
