@@ -17,6 +17,7 @@ _URL_TRAILER = ".,;:!?'\"*_"
 # How the web addresses that abstracts write without a scheme end ("gorilla.cs.berkeley.edu",
 # "anonymous.4open.science/r/..."): titles and keyphrases leave such addresses out.
 WEB_ENDINGS = ("com", "org", "net", "edu", "io", "ai", "science", "html", "htm")
+_WEB_ENDING = re.compile("|".join(rf"\.{ending}" for ending in WEB_ENDINGS))
 
 
 def clean_line(line: str) -> str:
@@ -81,3 +82,9 @@ def slugify(text: str) -> str:
     """Return a lowercase ASCII slug: letters and digits joined by hyphens."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+def may_hold_web_address(text: str) -> bool:
+    """Return whether ``text`` holds one of WEB_ENDINGS after a dot, in any case: a quick test, so that
+    the slow patterns that find such addresses run only on the few texts that may hold one."""
+    return _WEB_ENDING.search(text.lower()) is not None

@@ -13,7 +13,7 @@ from itertools import chain, pairwise
 import numpy as np
 
 from papercat.parallel import parallel_map
-from papercat.text import WEB_ENDINGS
+from papercat.text import WEB_ENDINGS, may_hold_web_address
 
 __all__ = ["PaperPhrases", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
            "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs",
@@ -265,7 +265,6 @@ _SENTENCE_END = re.compile(r"[.!?](?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bal\.)(?<!\bvs\
 _ACRONYM_DEF = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9-]*?)(s?)\s*\)")  # "reward model (RM)"
 _NAME_DEF = re.compile(r"\b([A-Za-z][\w-]*[A-Z][\w-]*)\s+\(([^()\d]{5,100})\)")  # "LaRoSA (Layerwise ...)"
 _DOMAIN = re.compile(rf"\S+\.(?:{'|'.join(WEB_ENDINGS)})\b\S*", re.IGNORECASE)  # "gorilla.cs.berkeley.edu"
-_TLDS = tuple(f".{ending}" for ending in WEB_ENDINGS)  # the domain pattern is slow: run it if needed
 # A capital past the first letter of a part of a word, or a digit: "GuardAgent", "k-WL", "v1".
 _CODED_PART = re.compile(r".+[A-Z]|.*\d")
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -376,11 +375,13 @@ def _sentences(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
-def _is_name_part(words: list[str], i: int) -> bool:
-    """Return whether words[i] sits next to another capitalised word, as in "Dynamic Layerwise Pruning"."""
+def _is_name_part(pieces: list[_Piece], i: int) -> bool:
+    """Return whether the word of pieces[i] sits next to another capitalised word, as in "Dynamic
+    Layerwise Pruning"."""
     for j in (i - 2, i - 1, i + 1, i + 2):
-        if (0 <= j < len(words) and words[j][:1].isupper() and not _is_coded(words[j])
-                and (abs(j - i) == 1 or len(words[(i + j) // 2]) <= 3)):
+        word = pieces[j][0] if 0 <= j < len(pieces) else ""
+        if (word[:1].isupper() and not _is_coded(word)
+                and (abs(j - i) == 1 or len(pieces[(i + j) // 2][0]) <= 3)):
             return True
     return False
 
@@ -416,7 +417,7 @@ def _runs(sentence: str, is_title: bool = False, aliases: dict[str, tuple[str, s
                 current = []
             continue
         if (proper is not None and i and not is_title and text[0].isupper() and not token[3] & _CODED
-                and not _is_name_part([word for word, _ in pieces], i)):
+                and not _is_name_part(pieces, i)):
             proper.add(token[0])
         possessive = token[1] != text  # _word strips "'s"
         if aliases and token[0] in aliases:
@@ -532,8 +533,7 @@ def _word_aliases(defined: dict[str, list[list[_Token]]]) -> dict[str, tuple[str
 
 def _without_domains(text: str) -> str:
     """Return text without web addresses, whose pieces ("berkeley", "leaderboard") are no phrases."""
-    lowered = text.lower()
-    return _DOMAIN.sub(" ", text) if any(tld in lowered for tld in _TLDS) else text
+    return _DOMAIN.sub(" ", text) if may_hold_web_address(text) else text  # the pattern is slow
 
 
 def _paper_runs(title: str, abstract: str, aliases: dict[str, tuple[str, str]],

@@ -55,7 +55,7 @@ class _Features:
         self.keys: list[tuple[str, ...]] = []
         self.names: list[str] = []
         self.phrase: list[bool] = []
-        self.spellings: dict[int, Counter[str]] = {}  # a word's spellings, once it has a second one
+        self.spellings: dict[int, Counter[str]] = {}  # a word's spellings but its first, once it has one
 
     def _add(self, key: tuple[str, ...], name: str, phrase: bool) -> int:
         """Return the column of a new word or keyphrase."""
@@ -72,15 +72,14 @@ class _Features:
             column = columns.get(key)
             if column is None:
                 column = columns[key] = self._add((key,), name, False)
-                if times > 1:
-                    spellings[column] = Counter({name: times})
             elif name != names[column] or column in spellings:
-                spelt = spellings.get(column)
-                if spelt is None:
-                    spelt = spellings[column] = Counter({names[column]: 1})
-                spelt[name] += times
+                if name != names[column]:  # the first spelling's count is settled from the word's total
+                    spelt = spellings.get(column)
+                    if spelt is None:
+                        spelt = spellings[column] = Counter()
+                    spelt[name] += times
                 # A word the paper spells a second way comes here (that spelling differs from the first
-                # or is counted in spellings), so only here may the paper have counted the word already.
+                # or is in spellings), so only here may the paper have counted the word already.
                 counts[column] = counts.get(column, 0) + times
                 continue
             counts[column] = times
@@ -96,13 +95,11 @@ class _Features:
     def settle_names(self, totals: np.ndarray) -> None:
         """Name each word by its most frequent spelling ("pretraining" over "pre-training" if more common).
 
-        ``totals`` is how often the catalog uses each column. ``count_words`` leaves a word's first
-        spelling uncounted until a second one comes, so the first spelling's count is what the
-        others leave of its total.
+        ``totals`` is how often the catalog uses each column. ``count_words`` counts only the other
+        spellings of a word, so the first spelling's count is what they leave of its total.
         """
         for column, spellings in self.spellings.items():
-            first = self.names[column]
-            spellings[first] = int(totals[column]) - sum(n for name, n in spellings.items() if name != first)
+            spellings[self.names[column]] = int(totals[column]) - sum(spellings.values())
             self.names[column] = min(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from itertools import islice
 
-from papercat.text import WEB_ENDINGS, collapse_spaces
+from papercat.text import WEB_ENDINGS, collapse_spaces, may_hold_web_address
 
 __all__ = ["derive_title", "unique_titles"]
 
@@ -29,7 +29,6 @@ _LONGEST = 6000  # abstracts run to about 2,000 characters; a longer paste must 
 _WORD = re.compile(r"\b[a-z]{4,}\b")  # a dict lookup per word is faster than a long regex alternation
 _OURS = re.compile(r"\b(?:[Ww]e|[Oo]ur|us|[Tt]his (?:paper|work|study|article)|is proposed)\b")
 _DROP = re.compile(r"\\(?:url|footnote)\{(?:[^{}]|\{[^{}]*\})*\}|\\href\{[^{}]*\}|https?://\S+|www\.\S+")
-_TLD = re.compile("|".join(rf"\.{ending}" for ending in WEB_ENDINGS))  # one search, not a str.find per ending
 _DOMAIN = re.compile(rf"\b[\w-]+(?:\.[\w-]+)*\.(?:{'|'.join(WEB_ENDINGS)})\b\S*", re.IGNORECASE)
 _LATEX_ARG = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
 _LATEX_WORD = re.compile(r"\\([a-zA-Z]+|.)")
@@ -80,7 +79,7 @@ def _clean(text: str) -> str:
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text
     if "\\" in text or "http" in text or "www." in text:  # each pattern runs only where it can match
         text = _DROP.sub("", text)
-    if _TLD.search(text.lower()):  # the domain pattern is slow, so run it only when it can match
+    if may_hold_web_address(text):  # the domain pattern is slow, so run it only when it can match
         text = _DOMAIN.sub("", text)
     if "\\" in text:
         previous = None
