@@ -32,48 +32,42 @@ class Page:
     source: str = ""  # what the page was made from, for error messages
 
 
-@jinja2.pass_context
-def _url(ctx: jinja2.runtime.Context, target: str) -> str:
-    """Link from the page being rendered to a site-relative ``target``.
+class _Links(dict[str, str]):
+    """The links from the pages of one folder, by site-relative target: ``url()`` of those pages.
 
     Links are relative, so the site works under any path; a page served at any depth (404.html)
-    sets ``link_base`` to the site's path, "/repo/", and its links start with it.
+    sets ``link_base`` to the site's path, "/repo/", and its links start with it. Every page of a
+    folder ("venues/", "topics/", "papers/") links to the same targets, so each link is worked out
+    once per folder and then looked up: ``url`` is this dict's own ``__getitem__``, called by
+    _Context.call with no Python in between. Bounded: cleared when it grows past _LINKS_LIMIT
+    (links to every paper stay far below it).
     """
-    # ctx.get("link_base") and ctx["page_path"], looked up as Context.resolve_or_missing does
-    names, parent = ctx.vars, ctx.parent
-    link_base = names["link_base"] if "link_base" in names else parent.get("link_base")
-    if link_base:
-        return link_base + target
-    return _relative(names["page_path"] if "page_path" in names else parent["page_path"], target)
+
+    def __init__(self, page_path: str, link_base: str | None) -> None:
+        super().__init__()
+        self.page_path = page_path  # a page of the folder: links from it are those of the folder
+        self.link_base = link_base
+        self.url = self.__getitem__  # one object for every call: _Context.call knows it by its id
+
+    def __missing__(self, target: str) -> str:
+        if len(self) > _LINKS_LIMIT:
+            self.clear()
+        link = self[target] = self.link_base + target if self.link_base else urls.relative(self.page_path, target)
+        return link
 
 
-# Links from a folder to a target: every page of a folder ("venues/", "topics/", "papers/") links to
-# the same targets, so each link is worked out once per folder. Bounded: cleared when it grows past
-# _RELATIVE_LIMIT (links to every paper from every folder stay far below it).
-_FOLDERS: dict[str, str] = {}
-_RELATIVE: dict[tuple[str, str], str] = {}
-_RELATIVE_LIMIT = 1_000_000
+_LINKS: dict[tuple[str, str | None], _Links] = {}  # by folder and link_base: a few in all
+_LINKS_LIMIT = 1_000_000
 
 
-def _folder(page_path: str) -> str:
-    """Return ``posixpath.dirname(page_path)``, remembered."""
-    folder = _FOLDERS.get(page_path)
-    if folder is None:
-        if len(_FOLDERS) > _RELATIVE_LIMIT:
-            _FOLDERS.clear()
-        folder = _FOLDERS[page_path] = posixpath.dirname(page_path)
-    return folder
-
-
-def _relative(page_path: str, target: str) -> str:
-    """Return ``urls.relative(page_path, target)``, remembered per (folder, target)."""
-    key = (_folder(page_path), target)
-    link = _RELATIVE.get(key)
-    if link is None:
-        if len(_RELATIVE) > _RELATIVE_LIMIT:
-            _RELATIVE.clear()
-        link = _RELATIVE[key] = urls.relative(page_path, target)
-    return link
+def _links(page_path: str, link_base: str | None) -> _Links:
+    """Return the links from the folder of ``page_path`` (see _Links)."""
+    key = (posixpath.dirname(page_path), link_base)
+    links = _LINKS.get(key)
+    if links is None:
+        links = _LINKS[key] = _Links(page_path, link_base)
+        _KNOWN[id(links.url)] = (links.url, False)  # kept, like links, as long as this process runs
+    return links
 
 
 @jinja2.pass_context
@@ -89,8 +83,9 @@ class _Context(jinja2.runtime.Context):
     """Jinja's context, with a short path for calls of the site's own functions (url(), paper_path()...).
 
     Jinja's ``Context.call`` inspects every callable for pass_context and friends: more work than
-    ``url()`` itself, which a page calls dozens of times. The functions below are known, so they
-    are called straight away, with the same arguments Jinja would give them.
+    ``url()`` itself, which a page calls dozens of times. The functions below (and each folder's
+    url(), see _Links) are known, so they are called straight away, with the same arguments Jinja
+    would give them.
     """
 
     def call(self, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -146,7 +141,6 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         auto_reload=False,
     )
     env.globals.update(
-        url=_url,
         absolute=_absolute,
         venue_feed_path=urls.venue_feed_path,
         topic_feed_path=urls.topic_feed_path,
@@ -173,7 +167,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
 # The callables _Context calls straight away, by id: (the callable, whether it takes the context).
 _KNOWN: dict[int, tuple[Any, bool]] = {
     id(f): (f, takes_context) for f, takes_context in (
-        (_url, True), (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
+        (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
         (urls.topic_path, False), (urls.venue_feed_path, False), (urls.topic_feed_path, False))
 }
 
@@ -181,12 +175,15 @@ _KNOWN: dict[int, tuple[Any, bool]] = {
 def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
     """Render one page to UTF-8 bytes."""
     template = env.get_template(page.template)
-    # template.render(**shared, **page.context, page_path=page.path), without merging the ~25
-    # globals into the variables through a ChainMap on every page: merged once per template.
+    # template.render(**shared, **page.context, page_path=page.path, url=...), without merging the
+    # ~25 globals into the variables through a ChainMap on every page: merged once per template.
+    # url() is the links of the page's folder (see _Links).
     names = _GLOBALS.get(template)
     if names is None:
         names = _GLOBALS[template] = dict(template.globals)
-    context = template.new_context({**names, **shared, **page.context, "page_path": page.path}, shared=True)
+    url = _links(page.path, page.context.get("link_base")).url
+    context = template.new_context({**names, **shared, **page.context, "page_path": page.path, "url": url},
+                                   shared=True)
     try:
         return env.concat(template.root_render_func(context)).encode("utf-8")  # type: ignore[attr-defined]
     except Exception:
