@@ -88,16 +88,17 @@ class _Context(jinja2.runtime.Context):
     would give them.
     """
 
-    def call(self, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+    def call(self, obj: Any, /, *args: Any, _block_vars: Any = None, _loop_vars: Any = None, **kwargs: Any) -> Any:
         known = _KNOWN.get(id(obj))
         # Jinja passes the variables set in the block or loop around the call: a function that
         # takes the context then gets a derived one, so those calls take Jinja's own way.
-        if known is None or known[0] is not obj or kwargs.get("_block_vars") or kwargs.get("_loop_vars"):
-            return super().call(obj, *args, **kwargs)
-        kwargs.pop("_block_vars", None)
-        kwargs.pop("_loop_vars", None)
+        if known is not None and known[0] is obj and not (known[1] and (_block_vars or _loop_vars)):
+            if known[1]:
+                args = (self, *args)
+        elif type(obj) is not jinja2.runtime.Macro:  # a macro takes no context: Jinja calls it as it is
+            return super().call(obj, *args, _block_vars=_block_vars, _loop_vars=_loop_vars, **kwargs)
         try:
-            return obj(self, *args, **kwargs) if known[1] else obj(*args, **kwargs)
+            return obj(*args, **kwargs)
         except StopIteration:  # as Context.call
             return self.environment.undefined("value was undefined because a callable raised a"
                                               " StopIteration exception")
