@@ -84,8 +84,8 @@ class _Context(jinja2.runtime.Context):
 
     Jinja's ``Context.call`` inspects every callable for pass_context and friends: more work than
     ``url()`` itself, which a page calls dozens of times. The functions below (and each folder's
-    url(), see _Links) are known, so they are called straight away, with the same arguments Jinja
-    would give them.
+    url(), see _Links) are known, and so are macros (a topic page calls one per paper): they are
+    called straight away, with the same arguments Jinja would give them.
     """
 
     def call(self, obj: Any, /, *args: Any, _block_vars: Any = None, _loop_vars: Any = None, **kwargs: Any) -> Any:
@@ -95,7 +95,9 @@ class _Context(jinja2.runtime.Context):
         if known is not None and known[0] is obj and not (known[1] and (_block_vars or _loop_vars)):
             if known[1]:
                 args = (self, *args)
-        elif type(obj) is not jinja2.runtime.Macro:  # a macro takes no context: Jinja calls it as it is
+        elif type(obj) is jinja2.runtime.Macro:  # Macro.__call__ takes the evaluation context
+            args = (self.eval_ctx, *args)
+        else:
             return super().call(obj, *args, _block_vars=_block_vars, _loop_vars=_loop_vars, **kwargs)
         try:
             return obj(*args, **kwargs)
@@ -108,13 +110,16 @@ def _escape(value: Any) -> Markup:
     """Return ``markupsafe.escape(value)``, the same string, with less work for the usual cases.
 
     A plain string is escaped and wrapped without Markup's checks for __html__; Markup (macro
-    output, sanitised abstracts) is already safe and returned as it is (escape would copy it).
+    output, sanitised abstracts) is already safe and returned as it is (escape would copy it); a
+    whole number (a position, a heading level, a place on the map) has nothing to escape.
     """
     kind = type(value)
     if kind is str:
         return str.__new__(Markup, _escape_inner(value))
     if kind is Markup:
         return value
+    if kind is int:
+        return str.__new__(Markup, int.__repr__(value))
     return escape(value)
 
 
