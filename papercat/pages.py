@@ -95,8 +95,8 @@ def topic_counts(catalog: Catalog, groups: list[tuple[Any, list[tuple[int, Paper
 class Neighbours:
     """A paper's place in one of its venues (1-based, of ``total``) and the papers before and after it.
 
-    A record, not a dict: a template reads ``n.venue`` as an attribute first, and a dict's miss
-    raised an exception on each of the 11 reads per page."""
+    A record, not a dict: a template reads ``n.venue`` as an attribute first, and on a dict each of
+    the 11 reads per page would raise and catch an AttributeError before looking up the key."""
 
     venue: str  # the venue's slug
     position: int

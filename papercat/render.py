@@ -245,4 +245,3 @@ def collector_paused() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
-
