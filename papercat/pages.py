@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
@@ -90,19 +91,28 @@ def topic_counts(catalog: Catalog, groups: list[tuple[Any, list[tuple[int, Paper
     return [(t, counts[t.slug]) for t in catalog.topics if counts[t.slug]]
 
 
-def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Neighbours:
+    """A paper's place in one of its venues (1-based, of ``total``) and the papers before and after it.
+
+    A record, not a dict: a template reads ``n.venue`` as an attribute first, and on a dict each of
+    the 11 reads per page would raise and catch an AttributeError before looking up the key."""
+
+    venue: str  # the venue's slug
+    position: int
+    total: int
+    previous: Paper | None
+    next: Paper | None
+
+
+def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, int]]) -> list[Neighbours]:
     """Return, for each venue of ``paper``, its position and the papers before and after it."""
     out = []
     for slug in paper.venues:
         papers = catalog.by_venue[slug]
         index = positions[slug][paper.id]
-        out.append({
-            "venue": slug,
-            "position": index + 1,
-            "total": len(papers),
-            "previous": papers[index - 1] if index > 0 else None,
-            "next": papers[index + 1] if index + 1 < len(papers) else None,
-        })
+        out.append(Neighbours(slug, index + 1, len(papers), papers[index - 1] if index > 0 else None,
+                              papers[index + 1] if index + 1 < len(papers) else None))
     return out
 
 

@@ -73,15 +73,18 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
     the runs finished meanwhile once ``beside`` returns. Without workers, the items come first.
     """
     workers = min(jobs(), len(items) // max(1, min_items // 2))
-    if workers < 2 or len(items) < min_items or not _can_fork():
-        return _serial(compute, items, done), beside()
+    serial = workers < 2 or len(items) < min_items or not _can_fork()
     global _task
-    size = max(1, -(-len(items) // (workers * _CHUNKS_PER_WORKER)))
-    spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
-    results: list[list[R] | None] = [None] * len(spans)
-    _task = (compute, items)
-    gc.freeze()  # keep the collector from touching (and so copying) the parent's objects in the workers
+    # The collector leaves the objects made so far alone: it would traverse the catalog's millions
+    # of objects again as the items make more, and in the workers it would copy them.
+    gc.freeze()
     try:
+        if serial:
+            return _serial(compute, items, done), beside()
+        size = max(1, -(-len(items) // (workers * _CHUNKS_PER_WORKER)))
+        spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
+        results: list[list[R] | None] = [None] * len(spans)
+        _task = (compute, items)
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             parts = pool.imap_unordered(_run_chunk, enumerate(spans))
             other = beside()

@@ -5,13 +5,15 @@ from __future__ import annotations
 import gc
 import posixpath
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 from markupsafe import Markup, _escape_inner, escape
 
 from . import urls
@@ -32,48 +34,42 @@ class Page:
     source: str = ""  # what the page was made from, for error messages
 
 
-@jinja2.pass_context
-def _url(ctx: jinja2.runtime.Context, target: str) -> str:
-    """Link from the page being rendered to a site-relative ``target``.
+class _Links(dict[str, str]):
+    """The links from the pages of one folder, by site-relative target: ``url()`` of those pages.
 
     Links are relative, so the site works under any path; a page served at any depth (404.html)
-    sets ``link_base`` to the site's path, "/repo/", and its links start with it.
+    sets ``link_base`` to the site's path, "/repo/", and its links start with it. Every page of a
+    folder ("venues/", "topics/", "papers/") links to the same targets, so each link is worked out
+    once per folder and then looked up: ``url`` is this dict's own ``__getitem__``, called by
+    the compiled template with no Python in between. Bounded: cleared when it grows past _LINKS_LIMIT
+    (links to every paper stay far below it).
     """
-    # ctx.get("link_base") and ctx["page_path"], looked up as Context.resolve_or_missing does
-    names, parent = ctx.vars, ctx.parent
-    link_base = names["link_base"] if "link_base" in names else parent.get("link_base")
-    if link_base:
-        return link_base + target
-    return _relative(names["page_path"] if "page_path" in names else parent["page_path"], target)
+
+    def __init__(self, page_path: str, link_base: str | None) -> None:
+        super().__init__()
+        self.page_path = page_path  # a page of the folder: links from it are those of the folder
+        self.link_base = link_base
+        self.url = self.__getitem__  # one object for every call: _PLAIN knows it by its id
+
+    def __missing__(self, target: str) -> str:
+        if len(self) > _LINKS_LIMIT:
+            self.clear()
+        link = self[target] = self.link_base + target if self.link_base else urls.relative(self.page_path, target)
+        return link
 
 
-# Links from a folder to a target: every page of a folder ("venues/", "topics/", "papers/") links to
-# the same targets, so each link is worked out once per folder. Bounded: cleared when it grows past
-# _RELATIVE_LIMIT (links to every paper from every folder stay far below it).
-_FOLDERS: dict[str, str] = {}
-_RELATIVE: dict[tuple[str, str], str] = {}
-_RELATIVE_LIMIT = 1_000_000
+_LINKS: dict[tuple[str, str | None], _Links] = {}  # by folder and link_base: a few in all
+_LINKS_LIMIT = 1_000_000
 
 
-def _folder(page_path: str) -> str:
-    """Return ``posixpath.dirname(page_path)``, remembered."""
-    folder = _FOLDERS.get(page_path)
-    if folder is None:
-        if len(_FOLDERS) > _RELATIVE_LIMIT:
-            _FOLDERS.clear()
-        folder = _FOLDERS[page_path] = posixpath.dirname(page_path)
-    return folder
-
-
-def _relative(page_path: str, target: str) -> str:
-    """Return ``urls.relative(page_path, target)``, remembered per (folder, target)."""
-    key = (_folder(page_path), target)
-    link = _RELATIVE.get(key)
-    if link is None:
-        if len(_RELATIVE) > _RELATIVE_LIMIT:
-            _RELATIVE.clear()
-        link = _RELATIVE[key] = urls.relative(page_path, target)
-    return link
+def _links(page_path: str, link_base: str | None) -> _Links:
+    """Return the links from the folder of ``page_path`` (see _Links)."""
+    key = (posixpath.dirname(page_path), link_base)
+    links = _LINKS.get(key)
+    if links is None:
+        links = _LINKS[key] = _Links(page_path, link_base)
+        _PLAIN[id(links.url)] = links.url
+    return links
 
 
 @jinja2.pass_context
@@ -86,23 +82,25 @@ def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
 
 
 class _Context(jinja2.runtime.Context):
-    """Jinja's context, with a short path for calls of the site's own functions (url(), paper_path()...).
+    """Jinja's context, with a short path for calls of macros and of absolute().
 
-    Jinja's ``Context.call`` inspects every callable for pass_context and friends: more work than
-    ``url()`` itself, which a page calls dozens of times. The functions below are known, so they
-    are called straight away, with the same arguments Jinja would give them.
+    Jinja's ``Context.call`` inspects every callable for pass_context and friends; a topic page
+    calls a macro for each of its papers. Macros and absolute() are known, so they are called
+    straight away, with the same arguments Jinja would give them. (The site's functions that take
+    no context, url() among them, are called straight from the compiled code: see _CodeGenerator.)
     """
 
-    def call(self, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
-        known = _KNOWN.get(id(obj))
+    def call(self, obj: Any, /, *args: Any, _block_vars: Any = None, _loop_vars: Any = None, **kwargs: Any) -> Any:
+        if type(obj) is jinja2.runtime.Macro:  # Macro.__call__ takes the evaluation context
+            args = (self.eval_ctx, *args)
         # Jinja passes the variables set in the block or loop around the call: a function that
         # takes the context then gets a derived one, so those calls take Jinja's own way.
-        if known is None or known[0] is not obj or kwargs.get("_block_vars") or kwargs.get("_loop_vars"):
-            return super().call(obj, *args, **kwargs)
-        kwargs.pop("_block_vars", None)
-        kwargs.pop("_loop_vars", None)
+        elif obj is _absolute and not _block_vars and not _loop_vars:
+            args = (self, *args)
+        else:
+            return super().call(obj, *args, _block_vars=_block_vars, _loop_vars=_loop_vars, **kwargs)
         try:
-            return obj(self, *args, **kwargs) if known[1] else obj(*args, **kwargs)
+            return obj(*args, **kwargs)
         except StopIteration:  # as Context.call
             return self.environment.undefined("value was undefined because a callable raised a"
                                               " StopIteration exception")
@@ -112,24 +110,54 @@ def _escape(value: Any) -> Markup:
     """Return ``markupsafe.escape(value)``, the same string, with less work for the usual cases.
 
     A plain string is escaped and wrapped without Markup's checks for __html__; Markup (macro
-    output, sanitised abstracts) is already safe and returned as it is (escape would copy it).
+    output, sanitised abstracts) is already safe and returned as it is (escape would copy it); a
+    whole number (a position, a heading level, a place on the map) has nothing to escape.
     """
     kind = type(value)
     if kind is str:
         return str.__new__(Markup, _escape_inner(value))
     if kind is Markup:
         return value
+    if kind is int:
+        return str.__new__(Markup, int.__repr__(value))
     return escape(value)
 
 
+class _CodeGenerator(CodeGenerator):
+    """Compiles ``f(x, ...)``, a call of a name with positional arguments only, to call ``f`` straight
+    away when it is one of the site's functions that take no context (_PLAIN: url(), paper_path()...),
+    and as Jinja compiles every call otherwise: through ``context.call``, which inspects the callable
+    for pass_context and friends, more work than url() itself, which a page calls dozens of times.
+    """
+
+    def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
+        if forward_caller or not isinstance(node.node, nodes.Name) or node.kwargs or node.dyn_args or node.dyn_kwargs:
+            super().visit_Call(node, frame, forward_caller=forward_caller)
+            return
+        # (f(x) if id(f) in _PLAIN else context.call(f, x)): x written twice, evaluated once
+        self.write("(")
+        self.visit(node.node, frame)
+        self.write("(")
+        for n, arg in enumerate(node.args):
+            self.write(", " if n else "")
+            self.visit(arg, frame)
+        self.write(") if id(")
+        self.visit(node.node, frame)
+        self.write(") in _PLAIN else ")
+        super().visit_Call(node, frame)
+        self.write(")")
+
+
 class _Template(jinja2.Template):
-    """A template whose ``{{ ... }}`` outputs are escaped by ``_escape``: pages output tens of
-    thousands of values, and markupsafe's own escape does more checks than the values need."""
+    """A template whose ``{{ ... }}`` outputs are escaped by ``_escape`` (pages output tens of
+    thousands of values, and markupsafe's own escape does more checks than the values need), and
+    whose compiled code finds _PLAIN (see _CodeGenerator)."""
 
     @classmethod
     def _from_namespace(cls, environment: jinja2.Environment, namespace: Any, globals: Any) -> jinja2.Template:
         if namespace.get("escape") is escape:  # the compiled module's own import of markupsafe's escape
             namespace["escape"] = _escape
+        namespace["_PLAIN"] = _PLAIN
         return super()._from_namespace(environment, namespace, globals)
 
 
@@ -146,7 +174,6 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         auto_reload=False,
     )
     env.globals.update(
-        url=_url,
         absolute=_absolute,
         venue_feed_path=urls.venue_feed_path,
         topic_feed_path=urls.topic_feed_path,
@@ -166,27 +193,31 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     env.filters.update(first_sentence=first_sentence)
     env.context_class = _Context
+    env.code_generator_class = _CodeGenerator
     env.template_class = _Template
     return env
 
 
-# The callables _Context calls straight away, by id: (the callable, whether it takes the context).
-_KNOWN: dict[int, tuple[Any, bool]] = {
-    id(f): (f, takes_context) for f, takes_context in (
-        (_url, True), (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
-        (urls.topic_path, False), (urls.venue_feed_path, False), (urls.topic_feed_path, False))
+# The site's functions that take no context, by id: the compiled templates call them straight away
+# (see _CodeGenerator), and each folder's url() joins them (see _links). All are kept as long as
+# this process runs, so no other object can take one of their ids.
+_PLAIN: dict[int, Callable[..., str]] = {
+    id(f): f for f in (urls.paper_path, urls.venue_path, urls.topic_path, urls.venue_feed_path, urls.topic_feed_path)
 }
 
 
 def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
     """Render one page to UTF-8 bytes."""
     template = env.get_template(page.template)
-    # template.render(**shared, **page.context, page_path=page.path), without merging the ~25
-    # globals into the variables through a ChainMap on every page: merged once per template.
+    # template.render(**shared, **page.context, page_path=page.path, url=...), without merging the
+    # ~25 globals into the variables through a ChainMap on every page: merged once per template.
+    # url() is the links of the page's folder (see _Links).
     names = _GLOBALS.get(template)
     if names is None:
         names = _GLOBALS[template] = dict(template.globals)
-    context = template.new_context({**names, **shared, **page.context, "page_path": page.path}, shared=True)
+    url = _links(page.path, page.context.get("link_base")).url
+    context = template.new_context({**names, **shared, **page.context, "page_path": page.path, "url": url},
+                                   shared=True)
     try:
         return env.concat(template.root_render_func(context)).encode("utf-8")  # type: ignore[attr-defined]
     except Exception:

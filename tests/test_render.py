@@ -1,0 +1,51 @@
+"""Page rendering: url() from any folder, calls as Jinja makes them, and escaping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+import pytest
+from markupsafe import Markup, escape
+
+from papercat.config import SiteConfig
+from papercat.render import Page, _escape, make_environment, render_page
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def render(source: str, path: str = "papers/a.html", context: dict | None = None) -> str:
+    env = make_environment(TEMPLATES)
+    env.loader = jinja2.DictLoader({"page.html": source})
+    return render_page(env, Page(path, "page.html", context or {}), {}).decode()
+
+
+@pytest.mark.parametrize("path, links", [
+    ("index.html", "papers/b.html venues/v.html index.html"),
+    ("papers/a.html", "b.html ../venues/v.html ../index.html"),
+    ("venues/v.html", "../papers/b.html v.html ../index.html"),
+])
+def test_url_links_from_the_page_being_rendered(path, links):
+    source = "{{ url(paper_path('b')) }} {{ url(venue_path('v')) }} {{ url(HOME) }}"
+    assert render(source, path) == links
+    assert render(source, path) == links  # again, from the links remembered for the folder
+
+
+def test_url_starts_with_link_base_when_a_page_gives_one():
+    assert render("{{ url(SEARCH) }}", "404.html", {"link_base": "/repo/"}) == "/repo/search/index.html"
+
+
+def test_calls_of_names_keep_jinjas_meaning():
+    # the site's functions are called straight from the compiled code; everything else as Jinja calls it
+    source = ("{% macro paper_path(x) %}<{{ x }}>{% endmacro %}{{ paper_path('b') }} "
+              "{% macro box(x) %}[{{ caller() }}{{ x }}]{% endmacro %}{% call box(1) %}c{% endcall %} "
+              "{{ topic_path('t') }} {{ absolute(VENUES) }}")
+    site = SiteConfig(base_url="https://x.org/")
+    assert render(source, context={"site": site}) == "<b> [c1] topics/t.html https://x.org/venues/"
+    with pytest.raises(jinja2.UndefinedError, match="'nothing' is undefined"):
+        render("{{ nothing(1) }}")
+
+
+@pytest.mark.parametrize("value", ["a<b>&\"'", Markup("<i>safe</i>"), 0, -12, 2025, True, None, 1.5])
+def test_escape_matches_markupsafe(value):
+    assert _escape(value) == escape(value) and type(_escape(value)) is Markup
