@@ -5,15 +5,13 @@ from __future__ import annotations
 import gc
 import posixpath
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2 import nodes
-from jinja2.compiler import CodeGenerator, Frame
 from markupsafe import Markup, _escape_inner, escape
 
 from . import urls
@@ -41,7 +39,7 @@ class _Links(dict[str, str]):
     sets ``link_base`` to the site's path, "/repo/", and its links start with it. Every page of a
     folder ("venues/", "topics/", "papers/") links to the same targets, so each link is worked out
     once per folder and then looked up: ``url`` is this dict's own ``__getitem__``, called by
-    the compiled template with no Python in between. Bounded: cleared when it grows past _LINKS_LIMIT
+    _Context.call with no Python in between. Bounded: cleared when it grows past _LINKS_LIMIT
     (links to every paper stay far below it).
     """
 
@@ -49,7 +47,7 @@ class _Links(dict[str, str]):
         super().__init__()
         self.page_path = page_path  # a page of the folder: links from it are those of the folder
         self.link_base = link_base
-        self.url = self.__getitem__  # one object for every call: _PLAIN knows it by its id
+        self.url = self.__getitem__  # one object for every call: _Context.call knows it by its id
 
     def __missing__(self, target: str) -> str:
         if len(self) > _LINKS_LIMIT:
@@ -68,7 +66,7 @@ def _links(page_path: str, link_base: str | None) -> _Links:
     links = _LINKS.get(key)
     if links is None:
         links = _LINKS[key] = _Links(page_path, link_base)
-        _PLAIN[id(links.url)] = links.url
+        _KNOWN[id(links.url)] = (links.url, False)  # kept, like links, as long as this process runs
     return links
 
 
@@ -82,21 +80,23 @@ def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
 
 
 class _Context(jinja2.runtime.Context):
-    """Jinja's context, with a short path for calls of macros and of absolute().
+    """Jinja's context, with a short path for calls of the site's own functions (url(), paper_path()...).
 
-    Jinja's ``Context.call`` inspects every callable for pass_context and friends; a topic page
-    calls a macro for each of its papers. Macros and absolute() are known, so they are called
-    straight away, with the same arguments Jinja would give them. (The site's functions that take
-    no context, url() among them, are called straight from the compiled code: see _CodeGenerator.)
+    Jinja's ``Context.call`` inspects every callable for pass_context and friends: more work than
+    ``url()`` itself, which a page calls dozens of times. The functions below (and each folder's
+    url(), see _Links) are known, and so are macros (a topic page calls one per paper): they are
+    called straight away, with the same arguments Jinja would give them.
     """
 
     def call(self, obj: Any, /, *args: Any, _block_vars: Any = None, _loop_vars: Any = None, **kwargs: Any) -> Any:
-        if type(obj) is jinja2.runtime.Macro:  # Macro.__call__ takes the evaluation context
-            args = (self.eval_ctx, *args)
+        known = _KNOWN.get(id(obj))
         # Jinja passes the variables set in the block or loop around the call: a function that
         # takes the context then gets a derived one, so those calls take Jinja's own way.
-        elif obj is _absolute and not _block_vars and not _loop_vars:
-            args = (self, *args)
+        if known is not None and known[0] is obj and not (known[1] and (_block_vars or _loop_vars)):
+            if known[1]:
+                args = (self, *args)
+        elif type(obj) is jinja2.runtime.Macro:  # Macro.__call__ takes the evaluation context
+            args = (self.eval_ctx, *args)
         else:
             return super().call(obj, *args, _block_vars=_block_vars, _loop_vars=_loop_vars, **kwargs)
         try:
@@ -123,41 +123,14 @@ def _escape(value: Any) -> Markup:
     return escape(value)
 
 
-class _CodeGenerator(CodeGenerator):
-    """Compiles ``f(x, ...)``, a call of a name with positional arguments only, to call ``f`` straight
-    away when it is one of the site's functions that take no context (_PLAIN: url(), paper_path()...),
-    and as Jinja compiles every call otherwise: through ``context.call``, which inspects the callable
-    for pass_context and friends, more work than url() itself, which a page calls dozens of times.
-    """
-
-    def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
-        if forward_caller or not isinstance(node.node, nodes.Name) or node.kwargs or node.dyn_args or node.dyn_kwargs:
-            super().visit_Call(node, frame, forward_caller=forward_caller)
-            return
-        # (f(x) if id(f) in _PLAIN else context.call(f, x)): x written twice, evaluated once
-        self.write("(")
-        self.visit(node.node, frame)
-        self.write("(")
-        for n, arg in enumerate(node.args):
-            self.write(", " if n else "")
-            self.visit(arg, frame)
-        self.write(") if id(")
-        self.visit(node.node, frame)
-        self.write(") in _PLAIN else ")
-        super().visit_Call(node, frame)
-        self.write(")")
-
-
 class _Template(jinja2.Template):
-    """A template whose ``{{ ... }}`` outputs are escaped by ``_escape`` (pages output tens of
-    thousands of values, and markupsafe's own escape does more checks than the values need), and
-    whose compiled code finds _PLAIN (see _CodeGenerator)."""
+    """A template whose ``{{ ... }}`` outputs are escaped by ``_escape``: pages output tens of
+    thousands of values, and markupsafe's own escape does more checks than the values need."""
 
     @classmethod
     def _from_namespace(cls, environment: jinja2.Environment, namespace: Any, globals: Any) -> jinja2.Template:
         if namespace.get("escape") is escape:  # the compiled module's own import of markupsafe's escape
             namespace["escape"] = _escape
-        namespace["_PLAIN"] = _PLAIN
         return super()._from_namespace(environment, namespace, globals)
 
 
@@ -193,16 +166,15 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     env.filters.update(first_sentence=first_sentence)
     env.context_class = _Context
-    env.code_generator_class = _CodeGenerator
     env.template_class = _Template
     return env
 
 
-# The site's functions that take no context, by id: the compiled templates call them straight away
-# (see _CodeGenerator), and each folder's url() joins them (see _links). All are kept as long as
-# this process runs, so no other object can take one of their ids.
-_PLAIN: dict[int, Callable[..., str]] = {
-    id(f): f for f in (urls.paper_path, urls.venue_path, urls.topic_path, urls.venue_feed_path, urls.topic_feed_path)
+# The callables _Context calls straight away, by id: (the callable, whether it takes the context).
+_KNOWN: dict[int, tuple[Any, bool]] = {
+    id(f): (f, takes_context) for f, takes_context in (
+        (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
+        (urls.topic_path, False), (urls.venue_feed_path, False), (urls.topic_feed_path, False))
 }
 
 

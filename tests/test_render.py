@@ -36,7 +36,7 @@ def test_url_starts_with_link_base_when_a_page_gives_one():
 
 
 def test_calls_of_names_keep_jinjas_meaning():
-    # the site's functions are called straight from the compiled code; everything else as Jinja calls it
+    # macros, caller() and absolute() as Jinja calls them; a macro may shadow a site function
     source = ("{% macro paper_path(x) %}<{{ x }}>{% endmacro %}{{ paper_path('b') }} "
               "{% macro box(x) %}[{{ caller() }}{{ x }}]{% endmacro %}{% call box(1) %}c{% endcall %} "
               "{{ topic_path('t') }} {{ absolute(VENUES) }}")
