@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import pickle
 import random
@@ -16,7 +17,7 @@ from lunr.builder import Builder
 from papercat import cache as cache_module
 from papercat import catalog, paper_map, search
 from papercat.abstract import RenderedAbstract
-from papercat.cache import Cache, digest, seal
+from papercat.cache import Cache, digest, paused_gc, seal
 from papercat.cli import main
 from papercat.enrich import keyphrases, related
 from papercat.lunrjs import build_pipeline, search_pipeline
@@ -521,3 +522,19 @@ def test_weights_round_to_three_places_as_pythons_round_does():
     expected = [round(round(v, 3) * 1000) for v in values]
     assert search._thousandths(np.array(values)).tolist() == expected
     assert [repr(n / 1000) for n in expected] == [repr(round(v, 3)) for v in values]
+
+
+def test_paused_gc_leaves_what_the_step_kept_to_the_oldest_generation():
+    """The next young collections do not walk it all again; the collector runs again as before."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(1 << 30)  # no collection meanwhile moves anything on
+    try:
+        with paused_gc():
+            kept = [[n] for n in range(1000)]
+        assert gc.isenabled()
+        young = {id(x) for generation in (0, 1) for x in gc.get_objects(generation)}
+        oldest = {id(x) for x in gc.get_objects(2)}
+    finally:
+        gc.set_threshold(*thresholds)
+    assert not any(id(x) in young for x in kept)
+    assert all(id(x) in oldest for x in kept)
