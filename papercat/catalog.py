@@ -164,14 +164,20 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     stage = cache.stage("related", related.PaperTerms)
     terms = stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
                       counted)
-    if places is None:
-        bar.note("placing papers on the map")
-        places = map_places([terms[r] for r in rows])
-        map_memo.put(map_key, places)
-    if near is None:
+
+    def place() -> list[tuple[int, int]]:
+        found = map_places([terms[r] for r in rows])
+        map_memo.put(map_key, found)
+        return found
+
+    if near is None:  # the map is made while worker processes compare the papers
         bar.note("comparing papers")
-        near = related.relate(docs, terms, phrases)
+        known = places
+        near, places = related.relate_beside(docs, terms, phrases, place if known is None else lambda: known)
         near_memo.put(near_key, near)
+    elif places is None:
+        bar.note("placing papers on the map")
+        places = place()
     stage.close()
     return near, places
 

@@ -76,7 +76,7 @@ def calls(monkeypatch) -> Counter:
     """Count the calls of every cached computation (each still runs; the counter only wraps it)."""
     counts: Counter = Counter()
     targets = [(catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
-               (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate"),
+               (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate_beside"),
                (search, "doc_terms"), (search, "_search_files"), (search, "_coined_names")]
     for module, name in targets:
         monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
@@ -145,7 +145,7 @@ def test_a_rebuild_of_a_touched_site_takes_the_map_and_related_papers_from_the_c
                                                                      layouts))
     calls.clear()
     run(folder, tmp_path / "site", tmp_path / "cache")
-    assert layouts["pca"] == calls["terms"] == calls["relate"] == 0, (layouts, calls)
+    assert layouts["pca"] == calls["terms"] == calls["relate_beside"] == 0, (layouts, calls)
     shutil.rmtree(tmp_path / "cache")
     run(folder, tmp_path / "plain")
     assert tree(tmp_path / "plain") == tree(tmp_path / "site")
@@ -164,7 +164,7 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     assert calls["terms"] == 0  # the new papers' terms are counted as they are analysed
     # The catalog-wide steps run again, once; a search document is analysed again only when its text
     # changed (a new paper, or keyphrases moved by the new papers' word counts).
-    assert calls["pick"] == calls["relate"] == calls["_search_files"] == 1
+    assert calls["pick"] == calls["relate_beside"] == calls["_search_files"] == 1
     assert 2 <= calls["doc_terms"] <= 9
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(plain, tmp_path / "plain")
