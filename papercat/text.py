@@ -22,7 +22,10 @@ _WEB_ENDING = re.compile("|".join(rf"\.{ending}" for ending in WEB_ENDINGS))
 
 def clean_line(line: str) -> str:
     """Return ``line`` in NFC with control and zero-width characters removed."""
-    return unicodedata.normalize("NFC", line).translate(_CLEAN)
+    line = unicodedata.normalize("NFC", line)
+    # Every character _CLEAN maps is unprintable: a printable line has none of them, and checking that
+    # is several times faster than translating (a third of the time of reading 20,000 abstracts).
+    return line if line.isprintable() else line.translate(_CLEAN)
 
 
 def collapse_spaces(text: str) -> str:

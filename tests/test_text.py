@@ -30,3 +30,4 @@ def test_clean_line_drops_invisible_characters_and_blanks_control_characters():
                           re.sub(f"[{INVISIBLE}]", "", unicodedata.normalize("NFC", text)))
         assert clean_line(text) == expected, repr(text)
     assert clean_line("a\u200bb\tc\x85d e\u0301") == "ab c d \u00e9"
+    assert all(clean_line(f"an abstract{c}.") == "an abstract." for c in INVISIBLE)  # alone in a line
