@@ -84,7 +84,6 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
     venues: dict[str, Venue] = {}
     venue_order: dict[str, list[str]] = {}
     sources: dict[str, list[tuple[Source, str]]] = {}  # id -> (source, venue slug), in reading order
-    texts: dict[str, str] = {}  # id -> the normalised text it was made from
     abstracts: dict[str, str] = {}  # id -> the first abstract read with that id
     for listing in listings:
         venue = venues.setdefault(listing.venue.slug, listing.venue)
@@ -92,13 +91,11 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
         for entry in listing.entries:
             pid = entry.id
             source = Source(listing.path, entry.line)
-            key = collapse_spaces(entry.text).casefold()
-            if pid in texts and texts[pid] != key:
+            first = abstracts.setdefault(pid, entry.text)
+            if first != entry.text and _normalised(first) != _normalised(entry.text):
                 problems.append(Problem(listing.path, entry.line, f"two different abstracts have the id "
                                         f"{pid}; expected distinct ids (report this as a bug)"))
                 continue
-            texts[pid] = key
-            abstracts.setdefault(pid, entry.text)
             seen = sources.setdefault(pid, [])
             same_venue = [s for s, v in seen if v == venue.slug]
             if same_venue:
@@ -109,6 +106,11 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
             seen.append((source, venue.slug))
     merged = [_Merged(pid, abstracts[pid], tuple(found)) for pid, found in sources.items()]
     return merged, venues, venue_order, problems
+
+
+def _normalised(abstract: str) -> str:
+    """Return an abstract as its id sees it: white space and case folded (text.paper_id)."""
+    return collapse_spaces(abstract).casefold()
 
 
 def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache, bar: Stage) -> list[str]:
