@@ -18,7 +18,7 @@ from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch
 from .overrides import Override
 from .paper_map import places as map_places
 from .progress import Stage
-from .text import collapse_spaces
+from .text import folded
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
             pid = entry.id
             source = Source(listing.path, entry.line)
             first = abstracts.setdefault(pid, entry.text)
-            if first != entry.text and _normalised(first) != _normalised(entry.text):
+            if first != entry.text and folded(first) != folded(entry.text):
                 problems.append(Problem(listing.path, entry.line, f"two different abstracts have the id "
                                         f"{pid}; expected distinct ids (report this as a bug)"))
                 continue
@@ -106,11 +106,6 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
             seen.append((source, venue.slug))
     merged = [_Merged(pid, abstracts[pid], tuple(found)) for pid, found in sources.items()]
     return merged, venues, venue_order, problems
-
-
-def _normalised(abstract: str) -> str:
-    """Return an abstract as its id sees it: white space and case folded (text.paper_id)."""
-    return collapse_spaces(abstract).casefold()
 
 
 def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache, bar: Stage) -> list[str]:

@@ -40,6 +40,11 @@ def collapse_spaces(text: str) -> str:
     return " ".join(text.split())
 
 
+def folded(text: str) -> str:
+    """Return ``text`` with white space and case folded: how abstracts are told apart (ids, copies)."""
+    return collapse_spaces(text).casefold()
+
+
 def join_wrapped(lines: list[str]) -> str:
     """Join the hard-wrapped lines of one paragraph into a single line."""
     out = ""
@@ -56,8 +61,7 @@ def join_wrapped(lines: list[str]) -> str:
 
 def paper_id(abstract: str) -> str:
     """Return the stable id of an abstract: a hash of its case-folded, space-folded text."""
-    key = collapse_spaces(unicodedata.normalize("NFC", abstract)).casefold()
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(folded(unicodedata.normalize("NFC", abstract)).encode("utf-8")).hexdigest()[:12]
 
 
 def trim_url(url: str) -> str:

@@ -6,7 +6,7 @@ import random
 import re
 import unicodedata
 
-from papercat.text import clean_line, collapse_spaces
+from papercat.text import clean_line, collapse_spaces, folded
 
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # Every white space and control character, the invisible ones, letters that NFC composes, and words.
@@ -22,6 +22,11 @@ def samples(n: int = 3000) -> list[str]:
 def test_collapse_spaces_folds_what_the_regex_s_matches():
     for text in samples():
         assert collapse_spaces(text) == re.sub(r"\s+", " ", text).strip(), repr(text)
+
+
+def test_folded_is_the_words_case_folded_and_joined_by_one_space():
+    for text in samples():
+        assert folded(text) == " ".join(text.casefold().split()), repr(text)
 
 
 def test_clean_line_drops_invisible_characters_and_blanks_control_characters():

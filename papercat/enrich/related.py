@@ -20,6 +20,7 @@ from papercat.enrich.keyphrases import (
     word_keys,
 )
 from papercat.parallel import map_beside, parallel_map
+from papercat.text import folded
 
 __all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "relate_beside", "related_papers", "terms"]
 
@@ -175,7 +176,7 @@ def _duplicates(docs: Sequence[tuple[str, str]]) -> dict[int, list[int]]:
     """Map each paper whose abstract appears more than once to the other papers with that abstract."""
     groups: dict[str, list[int]] = {}
     for i, (_, abstract) in enumerate(docs):
-        groups.setdefault(" ".join(abstract.casefold().split()), []).append(i)
+        groups.setdefault(folded(abstract), []).append(i)
     return {i: [j for j in group if j != i] for group in groups.values() if len(group) > 1 for i in group}
 
 
