@@ -18,7 +18,7 @@ from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch
 from .overrides import Override
 from .paper_map import places as map_places
 from .progress import Stage
-from .text import collapse_spaces
+from .text import folded
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,6 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
     venues: dict[str, Venue] = {}
     venue_order: dict[str, list[str]] = {}
     sources: dict[str, list[tuple[Source, str]]] = {}  # id -> (source, venue slug), in reading order
-    texts: dict[str, str] = {}  # id -> the normalised text it was made from
     abstracts: dict[str, str] = {}  # id -> the first abstract read with that id
     for listing in listings:
         venue = venues.setdefault(listing.venue.slug, listing.venue)
@@ -92,13 +91,11 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
         for entry in listing.entries:
             pid = entry.id
             source = Source(listing.path, entry.line)
-            key = collapse_spaces(entry.text).casefold()
-            if pid in texts and texts[pid] != key:
+            first = abstracts.setdefault(pid, entry.text)
+            if first != entry.text and folded(first) != folded(entry.text):
                 problems.append(Problem(listing.path, entry.line, f"two different abstracts have the id "
                                         f"{pid}; expected distinct ids (report this as a bug)"))
                 continue
-            texts[pid] = key
-            abstracts.setdefault(pid, entry.text)
             seen = sources.setdefault(pid, [])
             same_venue = [s for s, v in seen if v == venue.slug]
             if same_venue:
@@ -164,14 +161,20 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     stage = cache.stage("related", related.PaperTerms)
     terms = stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
                       counted)
-    if places is None:
-        bar.note("placing papers on the map")
-        places = map_places([terms[r] for r in rows])
-        map_memo.put(map_key, places)
-    if near is None:
+
+    def place() -> list[tuple[int, int]]:
+        found = map_places([terms[r] for r in rows])
+        map_memo.put(map_key, found)
+        return found
+
+    if near is None:  # the map is made while worker processes compare the papers
         bar.note("comparing papers")
-        near = related.relate(docs, terms, phrases)
+        known = places
+        near, places = related.relate_beside(docs, terms, phrases, place if known is None else lambda: known)
         near_memo.put(near_key, near)
+    elif places is None:
+        bar.note("placing papers on the map")
+        places = place()
     stage.close()
     return near, places
 

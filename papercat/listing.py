@@ -131,7 +131,7 @@ def parse_listing(data: bytes, path: str) -> tuple[Listing | None, list[Problem]
                                               f"line naming the venue and year, like {HEADER_EXAMPLE}")]
     entries = []
     for line, abstract in iter_paragraphs(lines, head + 1):
-        words = len(abstract.split())
+        words = len(abstract.split(maxsplit=MIN_ABSTRACT_WORDS))  # the count when it is under the minimum
         if words < MIN_ABSTRACT_WORDS:
             problems.append(Problem(path, line, f'skipped "{abstract}": {words} word'
                                                 f"{'s' if words != 1 else ''} is too short for an "

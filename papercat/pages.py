@@ -10,11 +10,12 @@ from markupsafe import Markup
 
 from . import urls
 from .bibtex import bibtex_entry
+from .cache import paused_gc
 from .config import SiteConfig
 from .history import News
 from .model import Catalog, Paper, Venue
 from .paper_map import paper_map
-from .render import Page, collector_paused
+from .render import Page
 from .stats import catalog_stats
 
 
@@ -31,7 +32,9 @@ def shared_context(catalog: Catalog, config: SiteConfig) -> dict[str, Any]:
 
 def site_pages(catalog: Catalog, news: News, base_url: str | None = None) -> list[Page]:
     """Return every HTML page of the site, in a fixed order."""
-    with collector_paused():  # tens of thousands of contexts, no cycles: see render.collector_paused
+    # Tens of thousands of contexts, all kept: each collection they triggered would walk the catalog's
+    # millions of objects again (80 % of the time of site_pages, at 20,000 papers).
+    with paused_gc():
         return _site_pages(catalog, news, base_url)
 
 

@@ -118,8 +118,8 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
                 bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict) -> list[Staged]:
     """Render every page and data file into ``staging``, advancing ``bar`` per page; return them staged.
 
-    Worker processes stage the pages as they render them; ``beside`` makes more files (the search
-    index's), staged by this process meanwhile.
+    Worker processes stage the pages as they render them; meanwhile this process stages the files
+    ``beside`` makes (the search index's) and papers.json.
     """
     bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
@@ -135,10 +135,10 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         _checked(paths, Page("", template), partial(env.get_template, template))
     staged, more = map_beside(
         lambda page: staging.stage(page.path, _checked(paths, page, lambda: render_page(env, page, shared))),
-        pages, lambda: [staging.add(path, data, "the search index") for path, data in beside().items()],
+        pages, lambda: [*(staging.add(path, data, "the search index") for path, data in beside().items()),
+                        staging.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")],
         bar.advance)
     staged += more
-    staged.append(staging.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog"))
     staged.append(staging.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt"))
     staged.append(staging.add(urls.NOJEKYLL, b"", "GitHub Pages"))
     if paths.static.is_dir():

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import posixpath
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,20 +197,3 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> 
 # Each template's globals (the environment's, which make_environment sets once), as one dict.
 _GLOBALS: weakref.WeakKeyDictionary[jinja2.Template, dict[str, Any]] = weakref.WeakKeyDictionary()
 
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a step that makes many objects and no cycles.
-
-    site_pages makes tens of thousands of contexts, all kept: each collection they trigger would
-    traverse the catalog's millions of objects again (80 % of site_pages' time beside the map, at
-    20,000 papers). Not used per page: collections held back while a page renders all run when it
-    ends, and a topic page rendered that way took twice as long.
-    """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()

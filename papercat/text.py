@@ -22,7 +22,10 @@ _WEB_ENDING = re.compile("|".join(rf"\.{ending}" for ending in WEB_ENDINGS))
 
 def clean_line(line: str) -> str:
     """Return ``line`` in NFC with control and zero-width characters removed."""
-    return unicodedata.normalize("NFC", line).translate(_CLEAN)
+    line = unicodedata.normalize("NFC", line)
+    # Every character _CLEAN maps is unprintable: a printable line has none of them, and checking that
+    # is several times faster than translating (a third of the time of reading 20,000 abstracts).
+    return line if line.isprintable() else line.translate(_CLEAN)
 
 
 def collapse_spaces(text: str) -> str:
@@ -35,6 +38,11 @@ def collapse_spaces(text: str) -> str:
     if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text
     return " ".join(text.split())
+
+
+def folded(text: str) -> str:
+    """Return ``text`` with white space and case folded: how abstracts are told apart (ids, copies)."""
+    return collapse_spaces(text).casefold()
 
 
 def join_wrapped(lines: list[str]) -> str:
@@ -53,8 +61,7 @@ def join_wrapped(lines: list[str]) -> str:
 
 def paper_id(abstract: str) -> str:
     """Return the stable id of an abstract: a hash of its case-folded, space-folded text."""
-    key = collapse_spaces(unicodedata.normalize("NFC", abstract)).casefold()
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(folded(unicodedata.normalize("NFC", abstract)).encode("utf-8")).hexdigest()[:12]
 
 
 def trim_url(url: str) -> str:

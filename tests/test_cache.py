@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import pickle
 import random
@@ -16,7 +17,7 @@ from lunr.builder import Builder
 from papercat import cache as cache_module
 from papercat import catalog, paper_map, search
 from papercat.abstract import RenderedAbstract
-from papercat.cache import Cache, digest, seal
+from papercat.cache import Cache, digest, paused_gc, seal
 from papercat.cli import main
 from papercat.enrich import keyphrases, related
 from papercat.lunrjs import build_pipeline, search_pipeline
@@ -75,7 +76,7 @@ def calls(monkeypatch) -> Counter:
     """Count the calls of every cached computation (each still runs; the counter only wraps it)."""
     counts: Counter = Counter()
     targets = [(catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
-               (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate"),
+               (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate_beside"),
                (search, "doc_terms"), (search, "_search_files"), (search, "_coined_names")]
     for module, name in targets:
         monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
@@ -144,7 +145,7 @@ def test_a_rebuild_of_a_touched_site_takes_the_map_and_related_papers_from_the_c
                                                                      layouts))
     calls.clear()
     run(folder, tmp_path / "site", tmp_path / "cache")
-    assert layouts["pca"] == calls["terms"] == calls["relate"] == 0, (layouts, calls)
+    assert layouts["pca"] == calls["terms"] == calls["relate_beside"] == 0, (layouts, calls)
     shutil.rmtree(tmp_path / "cache")
     run(folder, tmp_path / "plain")
     assert tree(tmp_path / "plain") == tree(tmp_path / "site")
@@ -163,7 +164,7 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     assert calls["terms"] == 0  # the new papers' terms are counted as they are analysed
     # The catalog-wide steps run again, once; a search document is analysed again only when its text
     # changed (a new paper, or keyphrases moved by the new papers' word counts).
-    assert calls["pick"] == calls["relate"] == calls["_search_files"] == 1
+    assert calls["pick"] == calls["relate_beside"] == calls["_search_files"] == 1
     assert 2 <= calls["doc_terms"] <= 9
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(plain, tmp_path / "plain")
@@ -521,3 +522,19 @@ def test_weights_round_to_three_places_as_pythons_round_does():
     expected = [round(round(v, 3) * 1000) for v in values]
     assert search._thousandths(np.array(values)).tolist() == expected
     assert [repr(n / 1000) for n in expected] == [repr(round(v, 3)) for v in values]
+
+
+def test_paused_gc_leaves_what_the_step_kept_to_the_oldest_generation():
+    """The next young collections do not walk it all again; the collector runs again as before."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(1 << 30)  # no collection meanwhile moves anything on
+    try:
+        with paused_gc():
+            kept = [[n] for n in range(1000)]
+        assert gc.isenabled()
+        young = {id(x) for generation in (0, 1) for x in gc.get_objects(generation)}
+        oldest = {id(x) for x in gc.get_objects(2)}
+    finally:
+        gc.set_threshold(*thresholds)
+    assert not any(id(x) in young for x in kept)
+    assert all(id(x) in oldest for x in kept)

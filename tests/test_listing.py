@@ -102,6 +102,13 @@ def test_short_stray_line_is_skipped_with_a_warning():
     ]
 
 
+def test_an_abstract_of_four_words_is_skipped_and_one_of_five_kept():
+    listing, problems = parse("ICML 2025 Papers\n\nOne two three four\n\nOne two three four five\n")
+    assert texts(listing) == ["One two three four five"]
+    assert [str(p) for p in problems] == [('l.txt:3: warning: skipped "One two three four": 4 words is too '
+                                           'short for an abstract; expected at least 5')]
+
+
 def test_empty_file_is_an_error():
     listing, problems = parse("")
     assert listing is None

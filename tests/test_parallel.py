@@ -178,7 +178,7 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
             for module in (papercat.cache, related, papercat.enrich.keyphrases):
                 module.parallel_map = counting
-            papercat.pipeline.map_beside = counting_beside
+            papercat.pipeline.map_beside = related.map_beside = counting_beside
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
                   base_url="https://example.org/catalog/", record_history=False)
             # abstracts, titles, keyphrases (analysed with the related terms, picked), the keyphrases' keys,

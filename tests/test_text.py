@@ -6,7 +6,7 @@ import random
 import re
 import unicodedata
 
-from papercat.text import clean_line, collapse_spaces
+from papercat.text import clean_line, collapse_spaces, folded
 
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # Every white space and control character, the invisible ones, letters that NFC composes, and words.
@@ -24,9 +24,15 @@ def test_collapse_spaces_folds_what_the_regex_s_matches():
         assert collapse_spaces(text) == re.sub(r"\s+", " ", text).strip(), repr(text)
 
 
+def test_folded_is_the_words_case_folded_and_joined_by_one_space():
+    for text in samples():
+        assert folded(text) == " ".join(text.casefold().split()), repr(text)
+
+
 def test_clean_line_drops_invisible_characters_and_blanks_control_characters():
     for text in samples():
         expected = re.sub("[\x00-\x1f\x7f-\x9f]", " ",
                           re.sub(f"[{INVISIBLE}]", "", unicodedata.normalize("NFC", text)))
         assert clean_line(text) == expected, repr(text)
     assert clean_line("a\u200bb\tc\x85d e\u0301") == "ab c d \u00e9"
+    assert all(clean_line(f"an abstract{c}.") == "an abstract." for c in INVISIBLE)  # alone in a line

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -18,9 +19,12 @@ from papercat.enrich.keyphrases import (
     reference_size,
     word_keys,
 )
-from papercat.parallel import parallel_map
+from papercat.parallel import map_beside, parallel_map
+from papercat.text import folded
 
-__all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "related_papers", "terms"]
+__all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "relate_beside", "related_papers", "terms"]
+
+B = TypeVar("B")
 
 PHRASE_BOOST = 2.0  # a keyphrase shared says more than its words shared one by one
 MAX_SHARED = 4
@@ -172,7 +176,7 @@ def _duplicates(docs: Sequence[tuple[str, str]]) -> dict[int, list[int]]:
     """Map each paper whose abstract appears more than once to the other papers with that abstract."""
     groups: dict[str, list[int]] = {}
     for i, (_, abstract) in enumerate(docs):
-        groups.setdefault(" ".join(abstract.casefold().split()), []).append(i)
+        groups.setdefault(folded(abstract), []).append(i)
     return {i: [j for j in group if j != i] for group in groups.values() if len(group) > 1 for i in group}
 
 
@@ -229,19 +233,20 @@ def _exact(products: sparse.csr_matrix) -> np.ndarray:
     return np.asarray(products.sum(axis=1)).ravel()
 
 
-def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int,
-                duplicates: dict[int, list[int]]) -> list[tuple[int, int, float, tuple[str, ...]]]:
-    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block by block.
+def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicates: dict[int, list[int]],
+                beside: Callable[[], B]) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block by block,
+    and ``beside()``.
 
-    The blocks are independent, so worker processes share them (parallel.py).
+    The blocks are independent, so worker processes share them (parallel.py) while this process runs ``beside``.
     """
     n = matrix.shape[0]
     scorer = _Scorer(matrix)
     step = max(1, BLOCK_CELLS // scorer.width)
     blocks = [(start, min(n, start + step)) for start in range(0, n, step)]
-    found = parallel_map(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, *block),
-                         blocks, min_items=2)
-    return [pair for pairs in found for pair in pairs]
+    found, other = map_beside(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, *block),
+                              blocks, beside, min_items=2)
+    return [pair for pairs in found for pair in pairs], other
 
 
 def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
@@ -308,11 +313,20 @@ def related_papers(docs: Sequence[tuple[str, str]], keyphrases: Sequence[Sequenc
 def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
            k: int = 5) -> list[tuple[Related, ...]]:
     """Return related papers as ``related_papers`` does, given every paper's ``terms`` (maybe cached)."""
+    return relate_beside(docs, papers, keyphrases, lambda: None, k)[0]
+
+
+def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
+                  keyphrases: Sequence[Sequence[str]], beside: Callable[[], B],
+                  k: int = 5) -> tuple[list[tuple[Related, ...]], B]:
+    """Return ``relate(docs, papers, keyphrases, k)`` and ``beside()``, a catalog-wide step this process
+    runs while worker processes compare papers."""
     k = max(0, min(k, len(docs) - 1))
     if not k:
-        return [() for _ in docs]
+        return [() for _ in docs], beside()
     matrix, features = _matrix(papers, keyphrases)
     out: list[list[Related]] = [[] for _ in docs]
-    for a, b, score, shared in _neighbours(matrix, features, k, _duplicates(docs)):
+    pairs, other = _neighbours(matrix, features, k, _duplicates(docs), beside)
+    for a, b, score, shared in pairs:
         out[a].append(Related(b, score, shared))
-    return [tuple(related) for related in out]
+    return [tuple(related) for related in out], other
