@@ -49,9 +49,17 @@ which while who whom why will with would yet you your
 """.split())  # noqa: SIM905
 
 
+# Python's white space (str.split) is JavaScript's but for these, and "-" and "\ufeff" (which JavaScript's
+# separator has and Python's has not) can be made spaces first: a text without these splits as lunr's does.
+_PYTHON_ONLY_SPACES = ("\x1c", "\x1d", "\x1e", "\x1f", "\x85")
+
+
 def tokenize(text: str) -> list[str]:
     """Split ``text`` as lunr.tokenizer does: lower-case, then cut at white space and hyphens."""
-    return [t for t in _SEPARATOR.split(text.lower()) if t]
+    text = text.lower()
+    if any(map(text.__contains__, _PYTHON_ONLY_SPACES)):
+        return [t for t in _SEPARATOR.split(text) if t]
+    return text.replace("-", " ").replace("\ufeff", " ").split()  # much quicker than the pattern
 
 
 def trim(token: str) -> str:

@@ -259,15 +259,12 @@ def serialize(index: Index) -> dict[str, Any]:
     }
 
 
-_INDEX_SEPARATORS = re.compile("[*\u2013\u2014]")
-
-
 def _indexed(text: str) -> str:
     """Return ``text`` as indexed: dashes split words, and no term holds lunr's wildcard "*".
 
     lunr's tokenizer splits on spaces and hyphens only, so "guaranteed—such" would be one term.
     """
-    return _INDEX_SEPARATORS.sub(" ", text)
+    return text.replace("*", " ").replace("\u2013", " ").replace("\u2014", " ")  # quicker than a pattern
 
 
 def _js_order(term: str) -> bytes:

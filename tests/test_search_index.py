@@ -12,7 +12,7 @@ import unicodedata
 import pytest
 
 from papercat.catalog import make_catalog
-from papercat.lunrjs import _SEPARATOR, pipeline_terms, stem
+from papercat.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
 from papercat.pipeline import Paths, build, read_content
 from papercat.search import (
     CHUNK_TARGET,
@@ -102,6 +102,15 @@ def test_separators_and_lower_case_agree_with_javascript_over_all_of_unicode():
     # Node knows a newer Unicode than Python; only characters Python does not know yet may differ.
     known = [f"U+{cp:04X}" for cp in differ if unicodedata.category(chr(cp)) != "Cn"]
     assert not known, f"lower-casing differs from JavaScript for {known[:20]}"
+
+
+def test_tokenize_cuts_where_lunr_js_separator_does(catalog):
+    # tokenize splits with str.split where Python's white space agrees with JavaScript's.
+    spaces = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
+              and (chr(cp).isspace() or _SEPARATOR.fullmatch(chr(cp)))]
+    texts = [f"{a}Ab{a}{b}c-d{b}" for a in spaces for b in [*spaces, "x"]] + bundled_texts(catalog)
+    wrong = [t for t in texts if tokenize(t) != [w for w in _SEPARATOR.split(t.lower()) if w]]
+    assert not wrong, wrong[:5]
 
 
 def test_lower_casing_lower_case_text_changes_nothing():

@@ -27,7 +27,11 @@ _CUE_VERBS = {"strong": "propose introduce present develop design build create d
 _LONGEST = 6000  # abstracts run to about 2,000 characters; a longer paste must not cost seconds
 
 _WORD = re.compile(r"\b[a-z]{4,}\b")  # a dict lookup per word is faster than a long regex alternation
-_OURS = re.compile(r"\b(?:[Ww]e|[Oo]ur|us|[Tt]his (?:paper|work|study|article)|is proposed)\b")
+# "We", "our", "this paper"...: each alternative starts with a plain letter, so re only tries where one
+# stands (a leading \b would make it try everywhere); the look-behind after that letter is that \b.
+_OURS = re.compile("(?:" + "|".join(f"{word[0]}(?<!\\w.){word[1:]}" for word in (
+    "We", "we", "Our", "our", "us", "This (?:paper|work|study|article)", "this (?:paper|work|study|article)",
+    "is proposed")) + r")\b")
 _DROP = re.compile(r"\\(?:url|footnote)\{(?:[^{}]|\{[^{}]*\})*\}|\\href\{[^{}]*\}|https?://\S+|www\.\S+")
 _DOMAIN = re.compile(rf"\b[\w-]+(?:\.[\w-]+)*\.(?:{'|'.join(WEB_ENDINGS)})\b\S*", re.IGNORECASE)
 _LATEX_ARG = re.compile(r"\\[a-zA-Z]+\s*\{([^{}]*)\}")
@@ -36,8 +40,9 @@ _MARKUP = re.compile(r"[$*{}\\]")
 _TIE = re.compile(r"(?<=\S)~(?=\S)")
 _SYMBOLS = dict(zip(["times", "alpha", "beta", "gamma", "delta", "epsilon", "lambda", "mu", "pi", "sigma", "tau", "Psi", "psi", "leq", "geq", "to"],
                     "×αβγδελμπστΨψ≤≥→"))
-_SENTENCE_END = re.compile(r"[.!?]\s+(?=[\"“(]?[A-Z])")
-_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|et al|vs|cf|Fig|Eq|approx)\.$")
+# A sentence ends at a full stop, unless it ends a common abbreviation, or at "!" or "?".
+_SENTENCE_END = re.compile(r"[.!?]" + "".join(rf"(?<!\b{a}\.)" for a in (r"e\.g", r"i\.e", "et al", "vs", "cf", "Fig", "Eq", "approx"))
+                           + r"\s+(?=[\"“(]?[A-Z])")
 _ACRONYM_DEF = re.compile(r"\(([A-Za-z][A-Za-z0-9-]*)\)")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w-]*[A-Za-z0-9]")
 # Asides a title reads better without: parentheses, dashed insertions, list markers ("to: 1) elicit").
@@ -56,6 +61,30 @@ _BREAK = re.compile(r"\s(?=(?:of|for|to|in|on|with|without|by|via|from|during|ac
                     r"where|and|or|as|into)\s)")
 _WINDOW_END = re.compile(r"[;:.]|\s(?:which|that|where|whereby)\s")  # a name comes before these
 _CITATION = re.compile(r"\s*\([^()]*\d{4}[a-z]?\)")  # "C-RASP (Yang & Chiang, 2024)" is someone else's
+# The smaller patterns of the functions below, compiled once rather than looked up in re's cache per call.
+_VERB_IES = re.compile(r"ies$")
+_VERB_S = re.compile(r"(?<=[sc]h|ss|.x)es$|(?<![su])s$")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_VERSION = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")
+_NAME_TAIL = re.compile(r"(?:\s+and\s+[A-Z][\w-]*[A-Z][\w-]*|\s+[A-Z][a-z]+\b(?!-)){0,2}")
+_PLAIN_NAME = re.compile(r"(?:the\s+)?([A-Z][a-z]+(?:\s+[A-Z][a-z]*[A-Z]\w*)?)(?=,\s+(?:a|an|short for)\s)")
+_SPELT = re.compile(r"\s*\(([^()]+)\)")
+_NOT_LOWER = re.compile(r"[^a-z]")
+_LINKED = re.compile(r"\s(?:to|for|of|based)\s")
+_STAGE = re.compile(r"\w+-(?:stage|phase|step)")
+_PHRASE_PARTS = re.compile(r"[\s-]")
+_SHORT_FOR = re.compile(r",\s*short for\s+(.*)")
+_TOPIC = re.compile(r"\bwe (?:consider|study|investigate|address|explore) (.+?)(?= and |,|$)")
+_NAMING_END = re.compile(r"(?:\b(?:called|named|termed|dubbed|the)\b|[\s,—])+$")
+_APPOSITIVE = re.compile(r"\s*[,—]\s*((?:a|an|the|two|three)\s.*)")
+_FOLLOW = re.compile(r",?\s*((?:that|designed to|aimed at|to|for)\b.*)")
+_WHICH = re.compile(r",?\s*which\s+(\w+)(.*)")
+_CLAIM = re.compile(r"that\s*(?:,[^,]{1,40},)?\s*(.*)")
+_INFINITIVE = re.compile(r"to\s+([a-z]+)\s+(.*)")
+_EITHER = re.compile(r"\b(?:either|both)\b(?!.*\b(?:or|and)\b)")
+_AND_OR = re.compile(r" (?:and|or) ")
+_ARTICLE_END = re.compile(r"\b(?:a|an|the) \S+$")
+_SPACE = re.compile(r"\s")
 
 
 def _gerund(verb: str) -> str:
@@ -63,7 +92,7 @@ def _gerund(verb: str) -> str:
     verb = verb.lower()
     if verb.endswith("ing"):
         return verb
-    verb = re.sub(r"(?<=[sc]h|ss|.x)es$|(?<![su])s$", "", re.sub(r"ies$", "y", verb))
+    verb = _VERB_S.sub("", _VERB_IES.sub("y", verb))
     return (verb[:-1] if verb.endswith("e") and not verb.endswith(("ee", "ye")) else verb) + "ing"
 
 
@@ -76,7 +105,7 @@ _CUES["proposed"] = ("strong", "propose")
 
 def _clean(text: str) -> str:
     """Return the abstract as plain text: no URLs, LaTeX, Markdown emphasis or backslash escapes."""
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text) if "](" in text else text
+    text = _LINK.sub(r"\1", text) if "](" in text else text
     if "\\" in text or "http" in text or "www." in text:  # each pattern runs only where it can match
         text = _DROP.sub("", text)
     if may_hold_web_address(text):  # the domain pattern is slow, so run it only when it can match
@@ -95,9 +124,8 @@ def _sentences(text: str) -> list[tuple[int, str]]:
     """Split text into (offset, sentence) pairs, not breaking after common abbreviations."""
     found, start = [], 0
     for m in _SENTENCE_END.finditer(text):
-        if not _ABBREVIATION.search(text, max(start, m.start() - 8), m.start() + 1):
-            found.append((start, text[start:m.start() + 1]))
-            start = m.end()
+        found.append((start, text[start:m.start() + 1]))
+        start = m.end()
     return found + [(start, text[start:])]
 
 
@@ -127,7 +155,7 @@ def _is_distinctive(token: str) -> bool:
     if token.islower() or not parts or parts[0].rstrip("s") in _COMMON or parts[0] in _COMMON:
         return False
     coined = any(sum(c.isupper() for c in p) >= 2 and p.rstrip("s") not in _COMMON for p in parts)
-    versioned = any(re.search(r"[A-Za-z]\d|\d[A-Za-z]", p) for p in parts)
+    versioned = any(_VERSION.search(p) for p in parts)
     return coined or versioned and sum(c.isalpha() for c in token) >= 3
 
 
@@ -181,21 +209,19 @@ def _find_name(window: str, after: str, before: str) -> tuple[int, str, str, int
         in_parens = window[m.start() - 1:m.start()] == "(" and window[m.end():m.end() + 1] == ")"
         if (_is_distinctive(m[0]) and not in_parens and (len(m[0]) > 2 or not m[0].isupper())
                 and _is_new(m[0].rstrip("s"), before)):
-            tail = re.match(r"(?:\s+and\s+[A-Z][\w-]*[A-Z][\w-]*|\s+[A-Z][a-z]+\b(?!-)){0,2}",
-                            window[m.end():])
-            found.append((m.start(), m[0] + tail[0], "", m.end() + tail.end()))
+            tail = _NAME_TAIL.match(window, m.end())
+            found.append((m.start(), m[0] + tail[0], "", tail.end()))
             break
-    plain = re.match(r"(?:the\s+)?([A-Z][a-z]+(?:\s+[A-Z][a-z]*[A-Z]\w*)?)(?=,\s+(?:a|an|short for)\s)",
-                     window)
+    plain = _PLAIN_NAME.match(window)
     if plain and _is_new(plain[1].split()[0], before):  # "Liger, short for ...", "Paprika, a ..."
         found.append((plain.start(1), plain[1], "", plain.end(1)))
     start, name, phrase, end = min(found, default=(0, "", "", 0))
     rest = window[end:] + after
     if not name or _CITATION.match(rest):  # a name cited from other work is not ours
         return None
-    spelt = re.match(r"\s*\(([^()]+)\)", rest)  # "M-STaR (Multimodal Self-evolving ...)"
+    spelt = _SPELT.match(rest)  # "M-STaR (Multimodal Self-evolving ...)"
     if not phrase and spelt and spelt[1][0].lower() == name[0].lower() \
-            and _is_subsequence(re.sub(r"[^a-z]", "", name.lower()), spelt[1].lower()):
+            and _is_subsequence(_NOT_LOWER.sub("", name.lower()), spelt[1].lower()):
         phrase, end = spelt[1], end + spelt.end()
     return start, name, phrase, end
 
@@ -232,9 +258,9 @@ def _plain_desc(desc: str) -> str:
 def _is_informative(desc: str) -> bool:
     """Return whether a description says more than "a novel framework that achieves gains"."""
     head, _, clause = desc.partition(" that ")
-    if len(clause.split()) >= 3 and not _BOAST.match(clause) or re.search(r"\s(?:to|for|of|based)\s", head):
+    if len(clause.split()) >= 3 and not _BOAST.match(clause) or _LINKED.search(head):
         return True
-    return any(w not in _FILLER | _GENERIC and not re.fullmatch(r"\w+-(?:stage|phase|step)", w)
+    return any(w not in _FILLER | _GENERIC and not _STAGE.fullmatch(w)
                for w in head.lower().split())
 
 
@@ -245,7 +271,7 @@ def _acronyms(text: str) -> dict[str, str]:
         if sum(c.isupper() for c in m[1]) >= 2 and m[1].rstrip("s") not in _WELL_KNOWN:
             phrase = _expansion(text[max(0, m.start() - 120):m.start()].split(), m[1])
             if phrase:
-                title_case = all(p[0].isupper() for p in re.split(r"[\s-]", phrase) if len(p) > 3)
+                title_case = all(p[0].isupper() for p in _PHRASE_PARTS.split(phrase) if len(p) > 3)
                 found.setdefault(m[1], phrase if title_case else phrase[0].lower() + phrase[1:])
     return found
 
@@ -263,7 +289,10 @@ def _cues(sentences: list[tuple[int, str]]):
         ours = _OURS.search(sentence)
         if not ours:
             continue
-        for m in _WORD.finditer(sentence, ours.start() if ours[0] == "is proposed" else ours.end()):
+        after = ours.start() if ours[0] == "is proposed" else ours.end()
+        if _CUES.keys().isdisjoint(_WORD.findall(sentence, after)):  # most of our statements hold no cue
+            continue
+        for m in _WORD.finditer(sentence, after):
             if m[0] not in _CUES:
                 continue
             previous = [w.lower() for w in sentence[max(0, m.start() - 40):m.start()].split()[-2:]]
@@ -288,14 +317,14 @@ def _named_title(text: str, sentences: list[tuple[int, str]], cues: list[tuple],
     if best is None:
         return None
     _, lead, rest, start, name, phrase, end = best
-    short_for = re.match(r",\s*short for\s+(.*)", rest[end:])
+    short_for = _SHORT_FOR.match(rest, end)
     phrase = _clip(short_for[1]) if short_for else phrase
     head = f"{name}: {phrase}" if phrase else name
     is_a = not phrase and _is_a(name, text)
     desc = _describe(rest[:start], rest[end:]) or (_plain_desc(_clip(is_a[1])) if is_a else "")
     desc = _fit(desc, max_chars - len(head) - 2, mid_phrase=False)  # "X: Y, a lightweight" says nothing
     if not phrase and not _is_informative(desc):  # "two algorithms": say what they are for instead
-        topic = re.search(r"\bwe (?:consider|study|investigate|address|explore) (.+?)(?= and |,|$)", lead)
+        topic = _TOPIC.search(lead)
         desc = _expand(_tidy(topic[1]), acronyms) if topic else desc
     if desc and (not phrase or _is_informative(desc)):
         return f"{head}, {desc}" if phrase else f"{head}: {desc}"
@@ -304,10 +333,10 @@ def _named_title(text: str, sentences: list[tuple[int, str]], cues: list[tuple],
 
 def _describe(pre: str, post: str) -> str:
     """Return what the abstract says a named contribution is, from the text around the name."""
-    pre = re.sub(r"(?:\b(?:called|named|termed|dubbed|the)\b|[\s,—])+$", "", pre).strip(" ,—")
-    appositive = re.match(r"\s*[,—]\s*((?:a|an|the|two|three)\s.*)", post)
-    follow = re.match(r",?\s*((?:that|designed to|aimed at|to|for)\b.*)", post)
-    which = re.match(r",?\s*which\s+(\w+)(.*)", post)
+    pre = _NAMING_END.sub("", pre).strip(" ,—")
+    appositive = _APPOSITIVE.match(post)
+    follow = _FOLLOW.match(post)
+    which = _WHICH.match(post)
     if appositive:
         desc = appositive[1]
     elif pre:
@@ -320,12 +349,12 @@ def _describe(pre: str, post: str) -> str:
 def _phrasings(kind: str, base: str, rest: str) -> list[str]:
     """Return ways to title what one cue states, best first; none if it makes no title."""
     if kind == "claim":
-        claim = re.match(r"that\s*(?:,[^,]{1,40},)?\s*(.*)", rest)
+        claim = _CLAIM.match(rest)
         core = _clip(claim[1]) if claim else ""
         phrases = [core]
     elif kind == "naming" or rest.startswith("that "):  # "we propose that X" is a hypothesis
         return []
-    elif infinitive := re.match(r"to\s+([a-z]+)\s+(.*)", rest):
+    elif infinitive := _INFINITIVE.match(rest):
         core = _clip(infinitive[2])
         phrases = [_gerund(infinitive[1]) + " " + core]
     else:
@@ -359,11 +388,11 @@ def _fit(title: str, max_chars: int, mid_phrase: bool = True) -> str:
     shortest = 0.4 * max_chars if mid_phrase else 0  # a much shorter phrase loses more than a cut phrase
     for m in reversed([m for m in _BREAK.finditer(title) if shortest <= m.start() <= max_chars]):
         piece, rest = _tidy(title[:m.start()]), title[m.start():]
-        dangling = re.search(r"\b(?:either|both)\b(?!.*\b(?:or|and)\b)", piece) or (
-            re.match(r" (?:and|or) ", rest) and re.search(r"\b(?:a|an|the) \S+$", piece))  # "a lightweight"
+        dangling = _EITHER.search(piece) or (
+            _AND_OR.match(rest) and _ARTICLE_END.search(piece))  # "a lightweight"
         if piece and not dangling:
             return piece
-    word_cuts = [m.start() for m in re.finditer(r"\s", title[:max_chars + 1])] if mid_phrase else []
+    word_cuts = [m.start() for m in _SPACE.finditer(title, 0, max_chars + 1)] if mid_phrase else []
     return next((p for cut in reversed(word_cuts) if (p := _tidy(title[:cut]))), "")
 
 
