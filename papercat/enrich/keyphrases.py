@@ -296,6 +296,8 @@ def fold_plural(word: str) -> str:
 
 def _is_coded(token: str) -> bool:
     """Return whether a token's case is part of its name: "GuardAgent", "LLM", "MoE", "GPT-4", "k-WL"."""
+    if token.isalpha() and token[1:].islower():
+        return False  # most words: letters, no capital past the first
     return any(_CODED_PART.match(part) for part in token.split("-") if part)
 
 
@@ -336,9 +338,9 @@ def _is_adjective(word: str) -> bool:
 @lru_cache(maxsize=1 << 18)
 def _word(token: str) -> _Token | None:
     """Return a word's (key, surface, singular surface, flags), or None when no keyphrase may hold it."""
-    raw = _POSSESSIVE.sub("", token)
+    raw = _POSSESSIVE.sub("", token) if "'" in token or "’" in token else token
     lower = raw.lower()
-    if not raw or _is_stop(lower) or not any(c.isalpha() for c in raw):
+    if not raw or _is_stop(lower) or not (raw.isalpha() or any(map(str.isalpha, raw))):
         return None
     singular = _singular(raw)
     key = singular.lower().replace("-", "")
