@@ -296,6 +296,8 @@ def fold_plural(word: str) -> str:
 
 def _is_coded(token: str) -> bool:
     """Return whether a token's case is part of its name: "GuardAgent", "LLM", "MoE", "GPT-4", "k-WL"."""
+    if token.isalpha() and token[1:].islower():
+        return False  # most words: letters, no capital past the first
     return any(_CODED_PART.match(part) for part in token.split("-") if part)
 
 
@@ -336,9 +338,9 @@ def _is_adjective(word: str) -> bool:
 @lru_cache(maxsize=1 << 18)
 def _word(token: str) -> _Token | None:
     """Return a word's (key, surface, singular surface, flags), or None when no keyphrase may hold it."""
-    raw = _POSSESSIVE.sub("", token)
+    raw = _POSSESSIVE.sub("", token) if "'" in token or "’" in token else token
     lower = raw.lower()
-    if not raw or _is_stop(lower) or not any(c.isalpha() for c in raw):
+    if not raw or _is_stop(lower) or not (raw.isalpha() or any(map(str.isalpha, raw))):
         return None
     singular = _singular(raw)
     key = singular.lower().replace("-", "")
@@ -465,7 +467,7 @@ def _run_grams(runs: list[list[_Token]]) -> list[_Key]:
     """Return the 1-3 word n-grams of runs, run by run."""
     found: list[_Key] = []
     for run in runs:
-        _add_grams(found, [t[0] for t in run])
+        _add_grams(found, run)
     return found
 
 
@@ -646,8 +648,12 @@ class _Counts:
 _WEIGHT, _COUNT, _LITERAL, _IN_TITLE = range(4)
 
 
-def _add_grams(found: list[_Key], words: list[str]) -> None:
+def _add_grams(found: list[_Key], run: list[_Token]) -> None:
     """Append the 1-3 word n-grams of a run's word keys: its words, then its pairs, then its triples."""
+    if len(run) == 1:  # four runs in five are one word: one n-gram
+        found.append((run[0][0],))
+        return
+    words = [t[0] for t in run]
     found.extend(zip(words))  # zip makes the tuples in C: this is the hot loop of the module
     found.extend(pairwise(words))
     found.extend(zip(words, words[1:], words[2:]))
@@ -657,7 +663,7 @@ def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dic
     """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences); map words to flags."""
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
     for run, part in runs:
-        _add_grams(grams[min(part, len(grams) - 1)], [t[0] for t in run])
+        _add_grams(grams[min(part, len(grams) - 1)], run)
     return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
 
 
