@@ -568,17 +568,6 @@ class _Vocabulary:
             raise ValueError("more distinct words than keyphrase codes can hold")
         return numbers
 
-    @staticmethod
-    def decode(packed: np.ndarray, table: list[_Token]) -> list[tuple[list[_Token], int]]:
-        """Unpack packed runs (-1 - part opens a run, else a word number), given the words in number order."""
-        runs: list[tuple[list[_Token], int]] = []
-        for number in packed.tolist():
-            if number < 0:
-                runs.append(([], -1 - number))
-            else:
-                runs[-1][0].append(table[number])
-        return runs
-
     def phrase_codes(self, keys: np.ndarray, papers: np.ndarray) -> np.ndarray:
         """Return the codes of the 1-3 word phrases in packed key numbers (-1 opens a run), once per paper.
 
@@ -661,9 +650,10 @@ def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dic
     return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
 
 
-def _candidates(runs: list[tuple[list[_Token], int]], grams: list[list[_Key]], flags: dict[str, int],
+def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], flags: dict[str, int],
                 defined: dict) -> dict[_Key, list]:
-    """Return a paper's candidate phrases by key, given its ``_ngrams``."""
+    """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``) and
+    its ``_ngrams``."""
     counters = [Counter(g) for g in grams]
     phrases: dict[_Key, list] = {}
     filler: set[_Key] = set()
@@ -683,23 +673,26 @@ def _candidates(runs: list[tuple[list[_Token], int]], grams: list[list[_Key]], f
             phrase[_IN_TITLE] |= part == 0
     _drop_name_pieces(phrases, defined)
     _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
-                             if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, runs)
+                             if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
     return phrases
 
 
-def _spellings(keys: list[_Key], runs: list[tuple[list[_Token], int]]) -> dict[_Key, dict[_Key, int]]:
-    """Return how often each phrase is spelt each way, its last word singular, in one pass over the paper."""
-    wanted: dict[str, list[_Key]] = {}
+def _spellings(keys: list[_Key], numbers: list[int], table: Sequence[_Token]) -> dict[_Key, dict[_Key, int]]:
+    """Return how often each phrase is spelt each way, its last word singular.
+
+    ``numbers`` are a paper's packed runs (see ``PaperPhrases``), ``table`` its words in number order.
+    """
+    # Each number's word key; a negative number (-1 - part) indexes one of the Nones appended.
+    said = list(map(([t[0] for t in table] + [None] * -min(numbers, default=0)).__getitem__, numbers))
+    found: dict[_Key, dict[tuple[str, ...], int]] = {}
     for key in keys:
-        wanted.setdefault(key[0], []).append(key)
-    found: dict[_Key, dict[tuple[str, ...], int]] = {key: {} for key in keys}
-    for run, _ in runs:
-        for i, token in enumerate(run):
-            for key in wanted.get(token[0], ()):
-                n = len(key)
-                if tuple(t[0] for t in run[i:i + n]) == key:
-                    surface = tuple([t[1] for t in run[i:i + n - 1]] + [run[i + n - 1][2]])
-                    found[key][surface] = found[key].get(surface, 0) + 1
+        spelt = found[key] = {}
+        n, at = len(key), -1
+        for _ in range(said.count(key[0])):  # count and index find the places in C, not word by word
+            at = said.index(key[0], at + 1)
+            if tuple(said[at:at + n]) == key:
+                surface = tuple([table[w][1] for w in numbers[at:at + n - 1]] + [table[numbers[at + n - 1]][2]])
+                spelt[surface] = spelt.get(surface, 0) + 1
     return found
 
 
@@ -718,14 +711,15 @@ def _drop_name_pieces(phrases: dict[_Key, list], defined: dict[str, list[list[_T
                         del phrases[keys[i:i + size]]
 
 
-def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], runs: list) -> None:
+def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], numbers: list[int],
+                   table: Sequence[_Token]) -> None:
     """Count an acronym and its spelling as one phrase, named by the spelling unless the acronym is coined."""
     for acronym, expansion in aliases.items():
         short = (acronym,)
         if short not in phrases or expansion not in phrases:
             continue
         # "SimIE" and "MOSSBench" are names; "RM" or "DLP" only abbreviate their phrase.
-        coined = any(c.islower() for spelling in _spellings([short], runs)[short] for c in spelling[0])
+        coined = any(c.islower() for spelling in _spellings([short], numbers, table)[short] for c in spelling[0])
         source, target = (expansion, short) if coined else (short, expansion)
         moved, kept = phrases.pop(source), phrases[target]
         kept[_WEIGHT] += moved[_WEIGHT]
@@ -850,9 +844,9 @@ class PaperPhrases:
     phrases: dict[_Key, list]  # the candidate phrases: [weight, count, literal count, in title]; read only
     proper: frozenset[str]  # keys of words capitalised mid-sentence, not at a sentence start or in a name
 
-    def decode(self) -> list[tuple[list[_Token], int]]:
-        """Return the paper's runs of words, each with its part."""
-        return _Vocabulary.decode(np.frombuffer(self.runs, dtype=np.int32), list(self.tokens))
+    def spellings(self, keys: list[_Key]) -> dict[_Key, dict[_Key, int]]:
+        """Return how often each of the paper's phrases ``keys`` is spelt each way, its last word singular."""
+        return _spellings(keys, np.frombuffer(self.runs, dtype=np.int32).tolist(), self.tokens)
 
 
 def analyse(title: str, abstract: str) -> PaperPhrases:
@@ -892,9 +886,10 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_
         packed.append(-1 - part)
         packed.extend(map(numbers.__getitem__, run))
     grams, flags = _ngrams(runs)
-    phrases = _candidates(runs, grams, flags, defined)
+    table = tuple(numbers)
+    phrases = _candidates(packed, table, grams, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
-    analysed = PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
+    analysed = PaperPhrases(table, packed_runs, phrases, frozenset(proper))
     return analysed, runs, grams, plain != abstract or bool(aliases)
 
 
@@ -948,7 +943,7 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list
         found = counts.lookup(np.fromiter(map(vocabulary.code, keys), np.int64, len(keys)))
         idf = dict(zip(keys, (np.log(size / (found + 1)) + 1.0).tolist()))
         picked = _select(_rank(phrases, idf), phrases, k_min, k_max)
-        spellings = _spellings(picked, paper.decode())
+        spellings = paper.spellings(picked)
         return tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked))
 
     return parallel_map(pick_one, papers)  # each paper alone, once the catalog's counts are known
