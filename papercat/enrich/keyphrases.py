@@ -585,12 +585,14 @@ class _Vocabulary:
         first[1:] = (codes[1:] != codes[:-1]) | (where[1:] != where[:-1])
         return codes[first]
 
-    def code(self, key: _Key) -> int:
-        """Return a phrase's code: its words' key numbers plus one, BITS bits each."""
-        code = 0
-        for word in key:
-            code = (code << self.BITS) | (self.keys[word] + 1)
-        return code
+    def codes(self, keys: Sequence[_Key]) -> np.ndarray:
+        """Return phrases' codes: their words' key numbers plus one, BITS bits each."""
+        sizes = np.fromiter(map(len, keys), np.int64, len(keys))
+        ends = np.cumsum(sizes)
+        numbers = np.fromiter(map(self.keys.__getitem__, chain.from_iterable(keys)), np.int64, int(ends[-1:].sum()))
+        after = np.repeat(ends, sizes) - np.arange(len(numbers)) - 1  # the words after each in its phrase
+        shifted = (numbers + 1) << (self.BITS * after)
+        return np.add.reduceat(shifted, ends - sizes) if len(keys) else shifted  # the bits never overlap
 
 
 class _Counts:
@@ -937,16 +939,19 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list
     vocabulary, counts, proper = _tokenize(papers)
     size = reference_size(len(papers))
 
-    def pick_one(paper: PaperPhrases) -> tuple[str, ...]:
+    # The inverse document frequencies of every paper's candidates, paper after paper.
+    found = counts.lookup(vocabulary.codes(list(chain.from_iterable(paper.phrases for paper in papers))))
+    idf = (np.log(size / (found + 1)) + 1.0).tolist()
+    starts = np.cumsum([0] + [len(paper.phrases) for paper in papers]).tolist()
+
+    def pick_one(n: int) -> tuple[str, ...]:
+        paper = papers[n]
         phrases = paper.phrases
-        keys = list(phrases)
-        found = counts.lookup(np.fromiter(map(vocabulary.code, keys), np.int64, len(keys)))
-        idf = dict(zip(keys, (np.log(size / (found + 1)) + 1.0).tolist()))
-        picked = _select(_rank(phrases, idf), phrases, k_min, k_max)
+        picked = _select(_rank(phrases, dict(zip(phrases, idf[starts[n]:starts[n + 1]]))), phrases, k_min, k_max)
         spellings = paper.spellings(picked)
         return tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked))
 
-    return parallel_map(pick_one, papers)  # each paper alone, once the catalog's counts are known
+    return parallel_map(pick_one, range(len(papers)))  # each paper alone, once the catalog's counts are known
 
 
 def extract_keyphrases(docs: Sequence[tuple[str, str]], k_min: int = 5,
