@@ -786,7 +786,9 @@ def _rank(phrases: dict[_Key, list], idf: dict[_Key, float]) -> list[tuple[float
 def _contains(long: _Key, short: _Key) -> bool:
     """Return whether the words of short occur together inside long."""
     n = len(short)
-    return len(long) > n and any(long[i:i + n] == short for i in range(len(long) - n + 1))
+    # A phrase has at most MAX_WORDS = 3 words: a shorter one inside it is a word, or two words that
+    # start or end it.
+    return len(long) > n and (short[0] in long if n == 1 else long[:n] == short or long[-n:] == short)
 
 
 def _is_covered(key: _Key, picked: list[_Key], phrases: dict[_Key, list]) -> bool:
