@@ -294,6 +294,7 @@ def fold_plural(word: str) -> str:
     return word[:-1]
 
 
+@lru_cache(maxsize=1 << 16)
 def _is_coded(token: str) -> bool:
     """Return whether a token's case is part of its name: "GuardAgent", "LLM", "MoE", "GPT-4", "k-WL"."""
     return any(_CODED_PART.match(part) for part in token.split("-") if part)
