@@ -832,7 +832,8 @@ def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: 
 def _display(spellings: dict[tuple[str, ...], int], proper: set[str]) -> str:
     """Write a phrase as the paper writes it most often, in lowercase but for names: "MoE quantization"."""
     # The most frequent spelling; on a tie the lowercase one ("oversensitivity" over "OverSenSitivity").
-    best = min(spellings.items(), key=lambda kv: (-kv[1], not " ".join(kv[0]).islower(), kv[0]))[0]
+    best = next(iter(spellings)) if len(spellings) == 1 else min(
+        spellings.items(), key=lambda kv: (-kv[1], not " ".join(kv[0]).islower(), kv[0]))[0]
     return " ".join(w if _is_coded(w) or w.lower().replace("-", "") in proper else w.lower() for w in best)
 
 
