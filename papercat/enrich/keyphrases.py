@@ -795,14 +795,16 @@ def _contains(long: _Key, short: _Key) -> bool:
 def _is_covered(key: _Key, picked: list[_Key], phrases: dict[_Key, list]) -> bool:
     """Return whether a phrase occurs too rarely outside the longer picked phrases that contain it."""
     longer = [p for p in picked if _contains(p, key)]
+    if not longer:
+        return False
     literal = phrases[key][_LITERAL]
     outside = literal - sum(phrases[p][_LITERAL] for p in longer)
-    return bool(longer) and (outside < DISTINCT_OUTSIDE or outside < literal / 2)
+    return outside < DISTINCT_OUTSIDE or outside < literal / 2
 
 
 def _is_shifted(key: _Key, picked: list[_Key], phrases: dict[_Key, list]) -> bool:
     """Return whether a phrase is a picked one moved by a word ("calling leaderboard") and never apart."""
-    return any(len(p) == len(key) > 1 and (p[1:] == key[:-1] or p[:-1] == key[1:])
+    return len(key) > 1 and any(len(p) == len(key) and (p[1:] == key[:-1] or p[:-1] == key[1:])
                and phrases[key][_LITERAL] <= phrases[p][_LITERAL] for p in picked)
 
 
@@ -821,8 +823,7 @@ def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: 
         at = len(picked)
         for i in reversed(range(len(picked))):
             shorter = picked[i][1]
-            others = [k for k in keys if k != shorter] + [key]
-            if _contains(key, shorter) and _is_covered(shorter, others, phrases):
+            if _contains(key, shorter) and _is_covered(shorter, [k for k in keys if k != shorter] + [key], phrases):
                 del picked[i]
                 at = i
         picked.insert(at, (score, key))
