@@ -294,6 +294,7 @@ def fold_plural(word: str) -> str:
     return word[:-1]
 
 
+@lru_cache(maxsize=1 << 16)
 def _is_coded(token: str) -> bool:
     """Return whether a token's case is part of its name: "GuardAgent", "LLM", "MoE", "GPT-4", "k-WL"."""
     if token.isalpha() and token[1:].islower():
@@ -570,17 +571,6 @@ class _Vocabulary:
             raise ValueError("more distinct words than keyphrase codes can hold")
         return numbers
 
-    @staticmethod
-    def decode(packed: np.ndarray, table: list[_Token]) -> list[tuple[list[_Token], int]]:
-        """Unpack packed runs (-1 - part opens a run, else a word number), given the words in number order."""
-        runs: list[tuple[list[_Token], int]] = []
-        for number in packed.tolist():
-            if number < 0:
-                runs.append(([], -1 - number))
-            else:
-                runs[-1][0].append(table[number])
-        return runs
-
     def phrase_codes(self, keys: np.ndarray, papers: np.ndarray) -> np.ndarray:
         """Return the codes of the 1-3 word phrases in packed key numbers (-1 opens a run), once per paper.
 
@@ -598,12 +588,14 @@ class _Vocabulary:
         first[1:] = (codes[1:] != codes[:-1]) | (where[1:] != where[:-1])
         return codes[first]
 
-    def code(self, key: _Key) -> int:
-        """Return a phrase's code: its words' key numbers plus one, BITS bits each."""
-        code = 0
-        for word in key:
-            code = (code << self.BITS) | (self.keys[word] + 1)
-        return code
+    def codes(self, keys: Sequence[_Key]) -> np.ndarray:
+        """Return phrases' codes: their words' key numbers plus one, BITS bits each."""
+        sizes = np.fromiter(map(len, keys), np.int64, len(keys))
+        ends = np.cumsum(sizes)
+        numbers = np.fromiter(map(self.keys.__getitem__, chain.from_iterable(keys)), np.int64, int(ends[-1:].sum()))
+        after = np.repeat(ends, sizes) - np.arange(len(numbers)) - 1  # the words after each in its phrase
+        shifted = (numbers + 1) << (self.BITS * after)
+        return np.add.reduceat(shifted, ends - sizes) if len(keys) else shifted  # the bits never overlap
 
 
 class _Counts:
@@ -667,9 +659,10 @@ def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dic
     return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
 
 
-def _candidates(runs: list[tuple[list[_Token], int]], grams: list[list[_Key]], flags: dict[str, int],
+def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], flags: dict[str, int],
                 defined: dict) -> dict[_Key, list]:
-    """Return a paper's candidate phrases by key, given its ``_ngrams``."""
+    """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``) and
+    its ``_ngrams``."""
     counters = [Counter(g) for g in grams]
     phrases: dict[_Key, list] = {}
     filler: set[_Key] = set()
@@ -689,23 +682,26 @@ def _candidates(runs: list[tuple[list[_Token], int]], grams: list[list[_Key]], f
             phrase[_IN_TITLE] |= part == 0
     _drop_name_pieces(phrases, defined)
     _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
-                             if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, runs)
+                             if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
     return phrases
 
 
-def _spellings(keys: list[_Key], runs: list[tuple[list[_Token], int]]) -> dict[_Key, dict[_Key, int]]:
-    """Return how often each phrase is spelt each way, its last word singular, in one pass over the paper."""
-    wanted: dict[str, list[_Key]] = {}
+def _spellings(keys: list[_Key], numbers: list[int], table: Sequence[_Token]) -> dict[_Key, dict[_Key, int]]:
+    """Return how often each phrase is spelt each way, its last word singular.
+
+    ``numbers`` are a paper's packed runs (see ``PaperPhrases``), ``table`` its words in number order.
+    """
+    # Each number's word key; a negative number (-1 - part) indexes one of the Nones appended.
+    said = list(map(([t[0] for t in table] + [None] * -min(numbers, default=0)).__getitem__, numbers))
+    found: dict[_Key, dict[tuple[str, ...], int]] = {}
     for key in keys:
-        wanted.setdefault(key[0], []).append(key)
-    found: dict[_Key, dict[tuple[str, ...], int]] = {key: {} for key in keys}
-    for run, _ in runs:
-        for i, token in enumerate(run):
-            for key in wanted.get(token[0], ()):
-                n = len(key)
-                if tuple(t[0] for t in run[i:i + n]) == key:
-                    surface = tuple([t[1] for t in run[i:i + n - 1]] + [run[i + n - 1][2]])
-                    found[key][surface] = found[key].get(surface, 0) + 1
+        spelt = found[key] = {}
+        n, at = len(key), -1
+        for _ in range(said.count(key[0])):  # count and index find the places in C, not word by word
+            at = said.index(key[0], at + 1)
+            if tuple(said[at:at + n]) == key:
+                surface = tuple([table[w][1] for w in numbers[at:at + n - 1]] + [table[numbers[at + n - 1]][2]])
+                spelt[surface] = spelt.get(surface, 0) + 1
     return found
 
 
@@ -724,14 +720,15 @@ def _drop_name_pieces(phrases: dict[_Key, list], defined: dict[str, list[list[_T
                         del phrases[keys[i:i + size]]
 
 
-def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], runs: list) -> None:
+def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], numbers: list[int],
+                   table: Sequence[_Token]) -> None:
     """Count an acronym and its spelling as one phrase, named by the spelling unless the acronym is coined."""
     for acronym, expansion in aliases.items():
         short = (acronym,)
         if short not in phrases or expansion not in phrases:
             continue
         # "SimIE" and "MOSSBench" are names; "RM" or "DLP" only abbreviate their phrase.
-        coined = any(c.islower() for spelling in _spellings([short], runs)[short] for c in spelling[0])
+        coined = any(c.islower() for spelling in _spellings([short], numbers, table)[short] for c in spelling[0])
         source, target = (expansion, short) if coined else (short, expansion)
         moved, kept = phrases.pop(source), phrases[target]
         kept[_WEIGHT] += moved[_WEIGHT]
@@ -796,20 +793,24 @@ def _rank(phrases: dict[_Key, list], idf: dict[_Key, float]) -> list[tuple[float
 def _contains(long: _Key, short: _Key) -> bool:
     """Return whether the words of short occur together inside long."""
     n = len(short)
-    return len(long) > n and any(long[i:i + n] == short for i in range(len(long) - n + 1))
+    # A phrase has at most MAX_WORDS = 3 words: a shorter one inside it is a word, or two words that
+    # start or end it.
+    return len(long) > n and (short[0] in long if n == 1 else long[:n] == short or long[-n:] == short)
 
 
 def _is_covered(key: _Key, picked: list[_Key], phrases: dict[_Key, list]) -> bool:
     """Return whether a phrase occurs too rarely outside the longer picked phrases that contain it."""
     longer = [p for p in picked if _contains(p, key)]
+    if not longer:
+        return False
     literal = phrases[key][_LITERAL]
     outside = literal - sum(phrases[p][_LITERAL] for p in longer)
-    return bool(longer) and (outside < DISTINCT_OUTSIDE or outside < literal / 2)
+    return outside < DISTINCT_OUTSIDE or outside < literal / 2
 
 
 def _is_shifted(key: _Key, picked: list[_Key], phrases: dict[_Key, list]) -> bool:
     """Return whether a phrase is a picked one moved by a word ("calling leaderboard") and never apart."""
-    return any(len(p) == len(key) > 1 and (p[1:] == key[:-1] or p[:-1] == key[1:])
+    return len(key) > 1 and any(len(p) == len(key) and (p[1:] == key[:-1] or p[:-1] == key[1:])
                and phrases[key][_LITERAL] <= phrases[p][_LITERAL] for p in picked)
 
 
@@ -828,8 +829,7 @@ def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: 
         at = len(picked)
         for i in reversed(range(len(picked))):
             shorter = picked[i][1]
-            others = [k for k in keys if k != shorter] + [key]
-            if _contains(key, shorter) and _is_covered(shorter, others, phrases):
+            if _contains(key, shorter) and _is_covered(shorter, [k for k in keys if k != shorter] + [key], phrases):
                 del picked[i]
                 at = i
         picked.insert(at, (score, key))
@@ -839,7 +839,8 @@ def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: 
 def _display(spellings: dict[tuple[str, ...], int], proper: set[str]) -> str:
     """Write a phrase as the paper writes it most often, in lowercase but for names: "MoE quantization"."""
     # The most frequent spelling; on a tie the lowercase one ("oversensitivity" over "OverSenSitivity").
-    best = min(spellings.items(), key=lambda kv: (-kv[1], not " ".join(kv[0]).islower(), kv[0]))[0]
+    best = next(iter(spellings)) if len(spellings) == 1 else min(
+        spellings.items(), key=lambda kv: (-kv[1], not " ".join(kv[0]).islower(), kv[0]))[0]
     return " ".join(w if _is_coded(w) or w.lower().replace("-", "") in proper else w.lower() for w in best)
 
 
@@ -856,9 +857,9 @@ class PaperPhrases:
     phrases: dict[_Key, list]  # the candidate phrases: [weight, count, literal count, in title]; read only
     proper: frozenset[str]  # keys of words capitalised mid-sentence, not at a sentence start or in a name
 
-    def decode(self) -> list[tuple[list[_Token], int]]:
-        """Return the paper's runs of words, each with its part."""
-        return _Vocabulary.decode(np.frombuffer(self.runs, dtype=np.int32), list(self.tokens))
+    def spellings(self, keys: list[_Key]) -> dict[_Key, dict[_Key, int]]:
+        """Return how often each of the paper's phrases ``keys`` is spelt each way, its last word singular."""
+        return _spellings(keys, np.frombuffer(self.runs, dtype=np.int32).tolist(), self.tokens)
 
 
 def analyse(title: str, abstract: str) -> PaperPhrases:
@@ -898,9 +899,10 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_
         packed.append(-1 - part)
         packed.extend(map(numbers.__getitem__, run))
     grams, flags = _ngrams(runs)
-    phrases = _candidates(runs, grams, flags, defined)
+    table = tuple(numbers)
+    phrases = _candidates(packed, table, grams, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
-    analysed = PaperPhrases(tuple(numbers), packed_runs, phrases, frozenset(proper))
+    analysed = PaperPhrases(table, packed_runs, phrases, frozenset(proper))
     return analysed, runs, grams, plain != abstract or bool(aliases)
 
 
@@ -948,16 +950,19 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list
     vocabulary, counts, proper = _tokenize(papers)
     size = reference_size(len(papers))
 
-    def pick_one(paper: PaperPhrases) -> tuple[str, ...]:
+    # The inverse document frequencies of every paper's candidates, paper after paper.
+    found = counts.lookup(vocabulary.codes(list(chain.from_iterable(paper.phrases for paper in papers))))
+    idf = (np.log(size / (found + 1)) + 1.0).tolist()
+    starts = np.cumsum([0] + [len(paper.phrases) for paper in papers]).tolist()
+
+    def pick_one(n: int) -> tuple[str, ...]:
+        paper = papers[n]
         phrases = paper.phrases
-        keys = list(phrases)
-        found = counts.lookup(np.fromiter(map(vocabulary.code, keys), np.int64, len(keys)))
-        idf = dict(zip(keys, (np.log(size / (found + 1)) + 1.0).tolist()))
-        picked = _select(_rank(phrases, idf), phrases, k_min, k_max)
-        spellings = _spellings(picked, paper.decode())
+        picked = _select(_rank(phrases, dict(zip(phrases, idf[starts[n]:starts[n + 1]]))), phrases, k_min, k_max)
+        spellings = paper.spellings(picked)
         return tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked))
 
-    return parallel_map(pick_one, papers)  # each paper alone, once the catalog's counts are known
+    return parallel_map(pick_one, range(len(papers)))  # each paper alone, once the catalog's counts are known
 
 
 def extract_keyphrases(docs: Sequence[tuple[str, str]], k_min: int = 5,
