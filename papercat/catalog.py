@@ -167,12 +167,12 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
         map_memo.put(map_key, found)
         return found
 
-    if near is None:  # the map is made while worker processes compare the papers
+    if near is None:  # the map, unless cached, is made while worker processes compare the papers
         bar.note("comparing papers")
-        known = places
-        near, places = related.relate_beside(docs, terms, phrases, place if known is None else lambda: known)
+        cached = places
+        near, places = related.relate_beside(docs, terms, phrases, place if cached is None else lambda: cached)
         near_memo.put(near_key, near)
-    elif places is None:
+    else:  # only the map is missing
         bar.note("placing papers on the map")
         places = place()
     stage.close()

@@ -590,12 +590,13 @@ class _Vocabulary:
 
     def codes(self, keys: Sequence[_Key]) -> np.ndarray:
         """Return phrases' codes: their words' key numbers plus one, BITS bits each."""
+        if not keys:
+            return np.zeros(0, np.int64)
         sizes = np.fromiter(map(len, keys), np.int64, len(keys))
         ends = np.cumsum(sizes)
-        numbers = np.fromiter(map(self.keys.__getitem__, chain.from_iterable(keys)), np.int64, int(ends[-1:].sum()))
+        numbers = np.fromiter(map(self.keys.__getitem__, chain.from_iterable(keys)), np.int64, int(ends[-1]))
         after = np.repeat(ends, sizes) - np.arange(len(numbers)) - 1  # the words after each in its phrase
-        shifted = (numbers + 1) << (self.BITS * after)
-        return np.add.reduceat(shifted, ends - sizes) if len(keys) else shifted  # the bits never overlap
+        return np.add.reduceat((numbers + 1) << (self.BITS * after), ends - sizes)  # the bits never overlap
 
 
 class _Counts:

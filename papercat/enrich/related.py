@@ -29,7 +29,6 @@ B = TypeVar("B")
 PHRASE_BOOST = 2.0  # a keyphrase shared says more than its words shared one by one
 MAX_SHARED = 4
 DECIMALS = 4
-MAX_PHRASE_WORDS = 3  # keyphrases are 1-3 words
 # The commonest terms are scored as a dense float32 product (BLAS): almost every pair of papers
 # shares some of them, so in a sparse product they make most of the work. 192 columns of 20,000
 # papers are 15 MB; at 20,000 papers 256 took 5% longer and 128 was no faster.
