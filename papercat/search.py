@@ -430,8 +430,9 @@ def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
     cache = cache or Cache()
     docs = search_docs(catalog, cache, order)
     # The files are a function of the search documents, the venues and topics, and the target alone;
-    # any other change to them is a change of code, which the cache's code fingerprint catches.
-    key = digest_of(_catalog_parts(catalog, docs, target))
+    # any other change to them is a change of code, which the cache's code fingerprint catches. Without
+    # a cache nothing is looked up by the key, and hashing every document would be time lost.
+    key = digest_of(_catalog_parts(catalog, docs, target)) if cache.enabled else bytes(32)
     return SearchWork(catalog, docs, target, cache, key, cache.stage(_FILES_STAGE, dict, single=True).get(key))
 
 
