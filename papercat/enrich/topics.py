@@ -154,6 +154,7 @@ def _score(counts: dict[str, int], weights: dict[str, float]) -> tuple[float, tu
 
 
 def _rank(contribution: tuple[str, float]) -> tuple[float, str]:
+    """Order keywords by contribution, most first, then by name."""
     return -contribution[1], contribution[0]
 
 
