@@ -65,13 +65,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
                                               [f"{title} {r.text}" for title, r in zip(titles, rendered)],
                                               lambda text: digest(taxonomy_key, text), bar.advance)
-    papers = [
-        # A link that no shared term explains reads as noise, so it is left out.
-        _paper(m, r, title, own,
-               tuple(RelatedPaper(merged[x.index].id, x.score, x.shared) for x in found if x.shared),
-               venues, derived, overrides.get(m.id))
-        for m, r, title, own, found, derived in zip(merged, rendered, titles, phrases, near, matches)
-    ]
+    papers = _papers(merged, rendered, titles, phrases, near, matches, venues, overrides)
     topics = (*taxonomy, OTHER)
     return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order,
                             dict(zip(order, places))), problems
@@ -189,11 +183,28 @@ def _doc_parts(stage: str, keys: list[bytes],
         yield repr(phrases)  # one part, not one per keyphrase: a repr tells apart what differs
 
 
+def _papers(merged: list[_Merged], rendered: list[RenderedAbstract], titles: list[str],
+            phrases: list[tuple[str, ...]], near: list[tuple[Related, ...]],
+            matches: list[tuple[TopicMatch, ...]], venues: dict[str, Venue],
+            overrides: dict[str, Override]) -> list[Paper]:
+    """Return the enriched papers, one per distinct abstract, from what each pass found for it."""
+    ids = [m.id for m in merged]
+    return [
+        # A link that no shared term explains reads as noise, so it is left out.
+        _paper(m, r, title, own,
+               tuple([RelatedPaper(ids[x.index], x.score, x.shared) for x in found if x.shared]),
+               venues, derived, overrides.get(m.id, _NO_OVERRIDE))
+        for m, r, title, own, found, derived in zip(merged, rendered, titles, phrases, near, matches)
+    ]
+
+
+_NO_OVERRIDE = Override()  # a paper papers.yaml says nothing about
+
+
 def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple[str, ...],
            related: tuple[RelatedPaper, ...], venues: dict[str, Venue], derived: tuple[TopicMatch, ...],
-           override: Override | None) -> Paper:
+           override: Override) -> Paper:
     """Return the enriched paper for one distinct abstract."""
-    override = override or Override()
     venue_slugs = tuple(dict.fromkeys(v for _, v in m.found))
     return Paper(
         id=m.id,
@@ -203,7 +214,8 @@ def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple
         year=override.year or venues[venue_slugs[0]].year,
         sources=tuple(s for s, _ in m.found),
         topics=_topics(derived, override.topics),
-        links=tuple(Link(url, "given", label) for label, url in override.links) + rendered.links,
+        links=tuple(Link(url, "given", label) for label, url in override.links) + rendered.links
+        if override.links else rendered.links,
         html=rendered.html,
         text=rendered.text,
         keyphrases=keyphrases,

@@ -11,6 +11,7 @@ import unicodedata
 
 import pytest
 
+import papercat.search as search_module
 from papercat.catalog import make_catalog
 from papercat.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
 from papercat.pipeline import Paths, build, read_content
@@ -144,6 +145,17 @@ def test_method_names_are_the_coined_words(catalog):
         assert name in names[name].split(" ; "), (name, names[name])
     plain = "We use GPT-4o and Mind2Web-SC with Llama but not LLM or Model."
     assert method_names("A study of things", plain) == ["GPT-4o", "Mind2Web-SC"]
+
+
+def test_ascii_candidate_names_are_the_patterns_words():
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(128)] + ["word", "Word", "x1", "GPT-4o", "_", "-", "+", ".", " "]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        expected = [w for w in dict.fromkeys(search_module._WORD.findall(text))
+                    if len(w) >= 3 and not (w.islower() and w.isalpha())]
+        assert list(dict.fromkeys(search_module._candidates(text))) == expected, repr(text)
+    assert search_module._candidates("naïve Mind2Web-SC, ²xY abc") == ["Mind2Web-SC", "²xY"]
 
 
 def test_fields_left_empty_by_the_pipeline_are_fine():

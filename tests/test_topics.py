@@ -144,12 +144,20 @@ def test_ascii_words_are_the_patterns_words():
     assert topics._words("naïve α-test_x") == ["naïve", "α", "test", "x"]
 
 
+def test_other_words_are_the_patterns_words():
+    rng = random.Random(5)
+    alphabet = [chr(c) for c in range(128)] + ["naïve", "α", "—", "×", "\u00a0", "\u2009", "\ud800", "²", "x1", " "]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert topics._words(text) == topics._WORD.findall(text), repr(text)
+
+
 def test_counts_are_what_a_regex_search_per_topic_finds(taxonomy):
     forms, _ = topics._forms_of(taxonomy)
     by_form = forms[0]
     searches = []
     for position in range(len(taxonomy)):
-        keyword = {form: phrase for form, hits in by_form.items() for p, phrase in hits if p == position}
+        keyword = {form: phrase for form, hits in by_form.items() for p, phrase, _ in hits if p == position}
         longest_first = sorted(keyword, key=lambda form: -form.count(" "))
         searches.append((re.compile(r"\b(?:" + "|".join(map(re.escape, longest_first)) + r")\b"), keyword))
     vocabulary = sorted({word for form in by_form for word in form.split()}) + ["the", "of", "x"]

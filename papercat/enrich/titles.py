@@ -115,7 +115,9 @@ def _clean(text: str) -> str:
         while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
             previous, text = text, _LATEX_ARG.sub(r"\1", text)
         text = _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
-    text = _MARKUP.sub("", text.replace("``", '"').replace("''", '"'))
+    text = text.replace("``", '"').replace("''", '"')
+    if "$" in text or "*" in text or "{" in text or "}" in text or "\\" in text:  # few abstracts have markup
+        text = _MARKUP.sub("", text)
     text = text.replace("---", " — ").replace("--", " — ")
     return collapse_spaces(_TIE.sub(" ", text) if "~" in text else text)
 

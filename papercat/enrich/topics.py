@@ -29,8 +29,10 @@ _SEPARATOR = re.compile(r"[\W_]+")
 
 _WORD = re.compile(r"[^\W_]+")  # what the separators leave
 # In ASCII text, what the separators leave are its letters and digits: a bytes.translate that blanks
-# every other character, then a split, finds the same words much faster than the pattern.
-_ASCII_SEPARATORS = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256))
+# every other character, then a split, finds the same words much faster than the pattern. In other
+# text the same translate of its UTF-8 (which leaves the bytes of other characters alone) splits it
+# into runs that no word crosses, and only the runs with other characters need the pattern.
+_ASCII_SEPARATORS = bytes(c if c >= 128 or chr(c).isalnum() else 32 for c in range(256))
 
 
 def _unmarked(text: str) -> str:
@@ -46,7 +48,14 @@ def _words(text: str) -> list[str]:
     """Return the words of ``text``, as _WORD finds them."""
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
-    return _WORD.findall(text)
+    words: list[str] = []
+    for run in text.encode("utf-8", "surrogatepass").translate(_ASCII_SEPARATORS).decode(
+            "utf-8", "surrogatepass").split():
+        if run.isascii():
+            words.append(run)
+        else:
+            words += _WORD.findall(run)
+    return words
 
 
 def normalize(text: str) -> str:
@@ -62,15 +71,17 @@ def _forms(phrase: str) -> tuple[str, ...]:
     return (phrase, phrase + "s", phrase + "es")
 
 
-# Every topic's keyword forms at once: form -> ((topic position, keyword), ...), and for each first
-# word of a form the forms' lengths in words, longest first, and the second words of its longer forms.
-_Forms = tuple[dict[str, tuple[tuple[int, str], ...]], dict[str, tuple[int, ...]], dict[str, frozenset[str]]]
+# Every topic's keyword forms at once: form -> ((topic position, keyword, words in the form), ...), and
+# for each first word of a form its one-word form's hits, the second words of its longer forms and
+# their lengths in words, longest first.
+_Hits = tuple[tuple[int, str, int], ...]
+_Forms = tuple[dict[str, _Hits], dict[str, tuple[_Hits, frozenset[str], tuple[int, ...]]]]
 
 
 @lru_cache(maxsize=16)
 def _forms_of(taxonomy: tuple[Topic, ...]) -> tuple[_Forms, tuple[dict[str, float], ...]]:
     """Return, once per taxonomy, the keyword forms of all topics and each topic's keyword weights."""
-    forms: dict[str, list[tuple[int, str]]] = {}
+    forms: dict[str, list[tuple[int, str, int]]] = {}
     lengths: dict[str, set[int]] = {}
     seconds: dict[str, set[str]] = {}
     all_weights = []
@@ -85,14 +96,15 @@ def _forms_of(taxonomy: tuple[Topic, ...]) -> tuple[_Forms, tuple[dict[str, floa
             for form in _forms(phrase):
                 canonical.setdefault(form, phrase)
         for form, phrase in canonical.items():
-            forms.setdefault(form, []).append((position, phrase))
             words = form.split(" ")
+            forms.setdefault(form, []).append((position, phrase, len(words)))
             lengths.setdefault(words[0], set()).add(len(words))
             seconds.setdefault(words[0], set()).update(words[1:2])
         all_weights.append(weights)
-    return ({form: tuple(hits) for form, hits in forms.items()},
-            {word: tuple(sorted(n, reverse=True)) for word, n in lengths.items()},
-            {word: frozenset(after) for word, after in seconds.items()}), tuple(all_weights)
+    by_form = {form: tuple(hits) for form, hits in forms.items()}
+    return (by_form, {word: (by_form.get(word, ()), frozenset(seconds[word]),
+                             tuple(sorted((n for n in lengths[word] if n > 1), reverse=True)))
+                      for word in lengths}), tuple(all_weights)
 
 
 _last: list = [None, None]  # the taxonomy last asked about, and its forms
@@ -112,29 +124,38 @@ def _counts(words: list[str], forms: _Forms, topics: int) -> list[dict[str, int]
     and no two matches of a topic overlap. One pass serves every topic, and only at words that
     start some form.
     """
-    by_form, lengths, seconds = forms
+    by_form, starts = forms
     counts: list[dict[str, int]] = [{} for _ in range(topics)]
     free = [0] * topics  # per topic, the first word a new match may start at
-    for i in compress(count(), map(lengths.__contains__, words)):  # few words start a form
-        word = words[i]
-        # Where the next word is no second word of a longer form, only a one-word form can start here:
+    last = len(words) - 1
+    for i in compress(count(), map(starts.__contains__, words)):  # few words start a form
+        hits, seconds, longer = starts[words[i]]
+        # Where the next word is no second word of a longer form, only the one-word form can start here:
         # most such words are followed by another, and joining words for forms that are not there is slow.
-        for n in lengths[word] if i + 1 < len(words) and words[i + 1] in seconds[word] else (1,):
-            if i + n > len(words):
-                continue
-            for topic, phrase in by_form.get(word if n == 1 else " ".join(words[i:i + n]), ()):
-                if free[topic] <= i:  # a topic matched here by a longer form is not free here any more
-                    free[topic] = i + n
-                    counts[topic][phrase] = counts[topic].get(phrase, 0) + 1
+        if i < last and words[i + 1] in seconds:
+            hits = tuple(hit for n in longer if i + n <= len(words)
+                         for hit in by_form.get(" ".join(words[i:i + n]), ())) + hits
+        for topic, phrase, n in hits:
+            if free[topic] <= i:  # a topic matched here by a longer form is not free here any more
+                free[topic] = i + n
+                counts[topic][phrase] = counts[topic].get(phrase, 0) + 1
     return counts
 
 
 def _score(counts: dict[str, int], weights: dict[str, float]) -> tuple[float, tuple[str, ...]]:
     """Return a topic's score from its keyword counts, and the keywords that add to it, most first."""
     # A phrase repeated n times is stronger evidence than one mention, but not n times stronger.
-    contributions = {p: weights[p] * (1.0 + math.log(n)) for p, n in counts.items()}
-    ranked = sorted(contributions.items(), key=lambda kv: (-kv[1], kv[0]))
+    contributions = {p: weights[p] * (1.0 + math.log(n)) if n > 1 else weights[p] for p, n in counts.items()}
+    if len(contributions) == 1:  # most topics a paper matches, it matches by one keyword
+        ((p, c),) = contributions.items()
+        return c, (p,) if c > 0 else ()
+    ranked = sorted(contributions.items(), key=_rank)
     return sum(contributions.values()), tuple(p for p, c in ranked if c > 0)
+
+
+def _rank(contribution: tuple[str, float]) -> tuple[float, str]:
+    """Order keywords by contribution, most first, then by name."""
+    return -contribution[1], contribution[0]
 
 
 def assign_topics(text: str, taxonomy: Sequence[Topic], max_topics: int = 3) -> tuple[TopicMatch, ...]:
