@@ -16,9 +16,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from itertools import accumulate, chain, count
-from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -141,26 +139,31 @@ def _search_doc(n: int, paper: Paper, topic_names: dict[str, str], coined: list[
 
 @dataclass(frozen=True)
 class DocTerms:
-    """What lunr's builder makes of one search document: per field of FIELDS, its terms and its length."""
+    """What lunr's builder makes of one search document: its fields' terms (in FIELDS's order), counted."""
 
-    # Per field: (its terms in order of first use, their frequencies, its length in terms).
-    fields: tuple[tuple[tuple[str, ...], tuple[int, ...], int], ...]
-
-
-_is_term = partial(is_not, None)
+    terms: tuple[str, ...]  # each field's distinct terms in order of first use, field after field
+    counts: tuple[int, ...]  # each of those terms' frequency in its field
+    sizes: tuple[int, ...]  # per field: how many of the terms are its
+    lengths: tuple[int, ...]  # per field: its length in terms
 
 
 def doc_terms(doc: SearchDoc) -> DocTerms:
     """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline)."""
     texts = {"title": _indexed(plain_text(doc.title)), "names": doc.names, "abstract": _indexed(doc.text)}
-    fields = []
+    terms: list[str] = []
+    counts: list[int] = []
+    sizes, lengths = [], []
     for name, _ in FIELDS:
         # lunr.js's tokenizer, then lunr.py's Tokenizer (which lowercases a list's tokens once more: a
         # no-op on lower-case text, tests/test_search_index.py checks) and the pipeline, which drops
-        # stop words and words of punctuation. A Counter keeps the order of first use.
-        counts = Counter(filter(_is_term, index_terms(tokenize(texts[name]))))
-        fields.append((tuple(counts), tuple(counts.values()), counts.total()))
-    return DocTerms(tuple(fields))
+        # stop words and words of punctuation (None). A Counter keeps the order of first use.
+        field = Counter(index_terms(tokenize(texts[name])))
+        del field[None]
+        terms += field
+        counts += field.values()
+        sizes.append(len(field))
+        lengths.append(field.total())
+    return DocTerms(tuple(terms), tuple(counts), tuple(sizes), tuple(lengths))
 
 
 def build_index(docs: Iterable[SearchDoc], cache: Cache | None = None) -> Index:
@@ -209,34 +212,41 @@ def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
     """
     if len(set(refs)) != len(refs):
         raise ValueError("search documents need distinct refs")
-    size = len(refs)
-    totals = [sum(doc.fields[i][2] for doc in docs) for i in range(len(FIELDS))]
-    average = [total / size if size else 0.0 for total in totals]
-    vectors = [(boost, field, mean) for doc in docs for (_, boost), field, mean in zip(FIELDS, doc.fields, average)]
-    used = list(chain.from_iterable(field[0] for _, field, _ in vectors))
-    number = dict(zip(dict.fromkeys(used), count()))  # lunr numbers the terms in order of first use
-    terms = np.fromiter(map(number.__getitem__, used), np.int64, len(used))
-    del used
+    size, fields = len(refs), len(FIELDS)
+    lengths = np.array([doc.sizes for doc in docs], dtype=np.int64).reshape(size * fields)  # elements per vector
+    field_lengths = np.array([doc.lengths for doc in docs], dtype=np.int64).reshape(size, fields)
+    average = [total / size for total in field_lengths.sum(axis=0).tolist()] if size else [0.0] * fields
+    number = _Numbering()  # lunr numbers the terms in order of first use
+    terms = np.fromiter(map(number.__getitem__, chain.from_iterable(doc.terms for doc in docs)), np.int64,
+                        lengths.sum())
     # The documents holding a term in a field: the vectors holding it (a vector holds a term once).
     with_term = np.bincount(terms, minlength=len(number))
     x = (size - with_term + 0.5) / (with_term + 0.5)
     idf = np.array(list(map(math.log, (1 + np.abs(x)).tolist())), dtype=np.float64)  # Python's log, as lunr.py's
     # Each term of each field vector, scored at once: IEEE arithmetic in numpy gives the very doubles
-    # Python's does, operation for operation.
+    # Python's does, operation for operation. A field without terms has no elements to score: its
+    # average length may be 0.
     k1, b = 1.2, 0.75
-    tf = np.fromiter(chain.from_iterable(field[1] for _, field, _ in vectors), np.float64, len(terms))
-    lengths = np.fromiter((len(field[0]) for _, field, _ in vectors), np.int64, len(vectors))
-    norm = np.repeat(np.array([k1 * (1 - b + b * (length / mean)) if terms_ else 0.0
-                               for _, (terms_, _, length), mean in vectors], dtype=np.float64), lengths)
-    boost = np.repeat(np.array([boost for boost, _, _ in vectors], dtype=np.float64), lengths)
+    tf = np.fromiter(chain.from_iterable(doc.counts for doc in docs), np.float64, len(terms))
+    mean = np.array([m or 1.0 for m in average], dtype=np.float64)
+    norm = np.repeat((k1 * (1 - b + b * (field_lengths / mean))).reshape(size * fields), lengths)
+    boost = np.repeat(np.tile(np.array([boost for _, boost in FIELDS], dtype=np.float64), size), lengths)
     scores = idf[terms] * ((k1 + 1) * tf) / (norm + tf) * boost
     # Each vector's elements by term number (a stable sort of the vectors, already in order, is quick).
-    order = np.argsort(np.repeat(np.arange(len(vectors)), lengths) * max(len(number), 1) + terms, kind="stable")
+    order = np.argsort(np.repeat(np.arange(size * fields), lengths) * max(len(number), 1) + terms, kind="stable")
     thousandths = _thousandths(scores[order])
     used_weights = np.zeros(thousandths.max() + 1 if len(thousandths) else 0, dtype=bool)
     used_weights[thousandths] = True
     weight = (np.cumsum(used_weights) - 1)[thousandths]  # a weight's number: how many smaller ones are used
     return Index(tuple(refs), tuple(number), lengths, terms[order], weight, np.flatnonzero(used_weights) / 1000)
+
+
+class _Numbering(dict[str, int]):
+    """Numbers by key, each key numbered on first use: 0, 1, 2, ..."""
+
+    def __missing__(self, key: str) -> int:
+        self[key] = n = len(self)
+        return n
 
 
 def _thousandths(x: np.ndarray) -> np.ndarray:
