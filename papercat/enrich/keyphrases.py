@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, pairwise
@@ -474,12 +474,16 @@ def _run_grams(runs: list[list[_Token]]) -> list[_Key]:
 
 def _term_counts(runs: list[list[_Token]], grams: list[list[_Key]]) -> TermCounts:
     """Return the counts of the words of runs and of their n-grams, given in lists to be joined in order."""
+    return _term_words(Counter(chain.from_iterable(runs)).items()), dict(Counter(chain.from_iterable(grams)))
+
+
+def _term_words(counted: Iterable[tuple[_Token, int]]) -> tuple[tuple[str, str, int], ...]:
+    """Return (key, display form, times) for counted words, each distinct word given once, in order."""
     words: dict[tuple[str, str], int] = {}
-    for token, times in Counter(chain.from_iterable(runs)).items():  # each distinct word shown once
+    for token, times in counted:
         word = _term_word(token)
         words[word] = words.get(word, 0) + times
-    return (tuple((key, name, times) for (key, name), times in words.items()),
-            dict(Counter(chain.from_iterable(grams))))
+    return tuple((key, name, times) for (key, name), times in words.items())
 
 
 def _initials_match(acronym: str, words: list[str]) -> bool:
@@ -660,27 +664,24 @@ def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dic
     return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
 
 
-def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], flags: dict[str, int],
-                defined: dict) -> dict[_Key, list]:
-    """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``) and
-    its ``_ngrams``."""
-    counters = [Counter(g) for g in grams]
-    phrases: dict[_Key, list] = {}
-    filler: set[_Key] = set()
+def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], counts: Counter[_Key],
+                flags: dict[str, int], defined: dict) -> dict[_Key, list]:
+    """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``), its
+    ``_ngrams`` and their counts all parts together."""
     flag = flags.__getitem__
-    for part, counter in enumerate(counters):
-        weight, literal = _part_weight(part), int(part > 0)
-        for key, n in counter.items():
-            phrase = phrases.get(key)
-            if phrase is None:
-                if key in filler or _is_filler(key, tuple(map(flag, key))):
-                    filler.add(key)
-                    continue
-                phrase = phrases[key] = [0.0, 0, 0, False]
-            phrase[_WEIGHT] += weight * n
-            phrase[_COUNT] += literal * n
-            phrase[_LITERAL] += literal * n
-            phrase[_IN_TITLE] |= part == 0
+    # First each as if all its occurrences were in the later sentences, where most are ...
+    phrases = {key: [float(n), n, n, False] for key, n in counts.items()
+               if not _is_filler(key, tuple(map(flag, key)))}
+    # ... then those of the title and the lead sentences: their weights summed part by part, as ever.
+    lead = [Counter(part) for part in grams[:-1]]
+    for key in set(chain.from_iterable(lead)):
+        phrase = phrases.get(key)
+        if phrase is not None:
+            times = [counter.get(key, 0) for counter in lead]
+            later = phrase[_COUNT] - sum(times)
+            weight = sum(_part_weight(part) * n for part, n in enumerate(times))  # 0 + ... as summed one by one
+            phrase[:] = [weight + later * _part_weight(len(lead)), phrase[_COUNT] - times[0],
+                         phrase[_COUNT] - times[0], times[0] > 0]
     _drop_name_pieces(phrases, defined)
     _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
                              if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
@@ -874,20 +875,20 @@ def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, Te
     The runs and n-grams of the abstract are worked out once for both when no web address is cut
     from it and it spells out no one-word alias; those of the title too when it reads alike.
     """
-    analysed, runs, grams, adapted = _analyse(title, abstract)
+    analysed, runs, grams, counts, adapted = _analyse(title, abstract)
     if adapted:
         return analysed, count_terms(title, abstract)
     if _title_reads_alike(title):
-        return analysed, _term_counts([run for run, _ in runs], grams)
+        return analysed, (_term_words(Counter(chain.from_iterable(run for run, _ in runs)).items()), dict(counts))
     title_runs = _plain_runs(title)
     return analysed, _term_counts(title_runs + [run for run, part in runs if part],
                                   [_run_grams(title_runs), *grams[1:]])
 
 
 def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
-                                                 list[list[_Key]], bool]:
-    """Return ``analyse(title, abstract)``, the paper's runs and ``_ngrams`` lists, and whether the
-    abstract was adapted (web addresses cut, one-word aliases put in): then its runs are not
+                                                 list[list[_Key]], Counter[_Key], bool]:
+    """Return ``analyse(title, abstract)``, the paper's runs, its ``_ngrams`` lists and their counts
+    all together, and whether the abstract was adapted (web addresses cut, one-word aliases put in): then its runs are not
     ``_plain_runs``'s."""
     proper: set[str] = set()
     plain = _without_domains(abstract)
@@ -900,11 +901,12 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_
         packed.append(-1 - part)
         packed.extend(map(numbers.__getitem__, run))
     grams, flags = _ngrams(runs)
+    counts = Counter(chain.from_iterable(grams))
     table = tuple(numbers)
-    phrases = _candidates(packed, table, grams, flags, defined)
+    phrases = _candidates(packed, table, grams, counts, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
     analysed = PaperPhrases(table, packed_runs, phrases, frozenset(proper))
-    return analysed, runs, grams, plain != abstract or bool(aliases)
+    return analysed, runs, grams, counts, plain != abstract or bool(aliases)
 
 
 def _title_reads_alike(title: str) -> bool:
