@@ -8,7 +8,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, pairwise
+from itertools import chain, count, pairwise
+from operator import itemgetter
 
 import numpy as np
 
@@ -294,7 +295,7 @@ def fold_plural(word: str) -> str:
     return word[:-1]
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _is_coded(token: str) -> bool:
     """Return whether a token's case is part of its name: "GuardAgent", "LLM", "MoE", "GPT-4", "k-WL"."""
     if token.isalpha() and token[1:].islower():
@@ -656,12 +657,13 @@ def _add_grams(found: list[_Key], run: list[_Token]) -> None:
     found.extend(zip(words, words[1:], words[2:]))
 
 
-def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dict[str, int]]:
-    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences); map words to flags."""
+def _ngrams(runs: list[tuple[list[_Token], int]]) -> list[list[_Key]]:
+    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences)."""
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
+    last = len(grams) - 1
     for run, part in runs:
-        _add_grams(grams[min(part, len(grams) - 1)], run)
-    return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
+        _add_grams(grams[part if part < last else last], run)
+    return grams
 
 
 def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], counts: Counter[_Key],
@@ -895,13 +897,15 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_
     defined = _aliases(plain)  # read only, by the runs and the candidates alike
     aliases = _word_aliases(defined)
     runs = _paper_runs(title, plain, aliases, proper)
-    numbers = {t: n for n, t in enumerate(dict.fromkeys(chain.from_iterable(run for run, _ in runs)))}
+    words = list(chain.from_iterable(run for run, _ in runs))
+    numbers = dict(zip(dict.fromkeys(words), count()))
     packed: list[int] = []
     for run, part in runs:
         packed.append(-1 - part)
         packed.extend(map(numbers.__getitem__, run))
-    grams, flags = _ngrams(runs)
+    grams = _ngrams(runs)
     counts = Counter(chain.from_iterable(grams))
+    flags = dict(zip(map(itemgetter(0), words), map(itemgetter(3), words)))  # a word's flags where it occurs last
     table = tuple(numbers)
     phrases = _candidates(packed, table, grams, counts, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
