@@ -357,7 +357,6 @@ _Piece = tuple[str, _Token | None]
 _BREAK: _Piece = ("", None)
 
 
-@lru_cache(maxsize=1 << 18)
 def _pieces(chunk: str) -> tuple[_Piece, ...]:
     """Return the words and breaks of a chunk of text between spaces: "(LLMs)," -> break, LLMs, break."""
     if chunk.isalpha():  # most chunks are one plain word
@@ -365,6 +364,21 @@ def _pieces(chunk: str) -> tuple[_Piece, ...]:
     if not chunk.strip("-–—"):
         return (_BREAK,)  # a dash between spaces
     return tuple(_BREAK if mark else (word, _word(word)) for word, mark in _PIECE.findall(chunk))
+
+
+class _ChunkPieces(dict):
+    """``_pieces`` of each chunk of text met, by chunk: most chunks recur, and a hit is a plain dict lookup."""
+
+    MAX = 1 << 18  # chunks held; past this it starts afresh
+
+    def __missing__(self, chunk: str) -> tuple[_Piece, ...]:
+        if len(self) >= self.MAX:
+            self.clear()
+        found = self[chunk] = _pieces(chunk)
+        return found
+
+
+_CHUNK_PIECES = _ChunkPieces()
 
 
 def _sentences(text: str) -> list[str]:
@@ -410,7 +424,7 @@ def _runs(sentence: str, is_title: bool = False, aliases: dict[str, tuple[str, s
     runs: list[list[_Token]] = []
     current: list[_Token] = []
     # A break after the end closes the last run; it is also before the start (pieces[-1]).
-    pieces = [*chain.from_iterable(map(_pieces, sentence.split())), _BREAK]  # in C: most chunks are cached
+    pieces = [*chain.from_iterable(map(_CHUNK_PIECES.__getitem__, sentence.split())), _BREAK]  # in C, mostly
     for i, (text, token) in enumerate(pieces):
         # After a plural a lowercase word is a verb: nouns pile up before the plural ("LLMs process").
         if token is None or current and current[-1][3] & _PLURAL and token[1].islower() or (
@@ -916,7 +930,7 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_
 def _title_reads_alike(title: str) -> bool:
     """Return whether a title's runs are ``_plain_runs``'s: it is one sentence whose first piece is no
     -ing word, the only word ``_runs``'s title rule may take for a verb where a sentence's would not."""
-    first = next(chain.from_iterable(map(_pieces, title.split())), _BREAK)[1]
+    first = next(chain.from_iterable(map(_CHUNK_PIECES.__getitem__, title.split())), _BREAK)[1]
     return (first is None or not first[3] & _ING) and _SENTENCE_END.search(title) is None
 
 
