@@ -684,10 +684,9 @@ def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_K
                 flags: dict[str, int], defined: dict) -> dict[_Key, list]:
     """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``), its
     ``_ngrams`` and their counts all parts together."""
-    flag = flags.__getitem__
     # First each as if all its occurrences were in the later sentences, where most are ...
     phrases = {key: [float(n), n, n, False] for key, n in counts.items()
-               if not _is_filler(key, tuple(map(flag, key)))}
+               if not _is_filler(key, flags)}
     # ... then those of the title and the lead sentences: their weights summed part by part, as ever.
     lead = [Counter(part) for part in grams[:-1]]
     for key in set(chain.from_iterable(lead)):
@@ -754,17 +753,18 @@ def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], numbers:
         kept[_IN_TITLE] |= moved[_IN_TITLE]
 
 
-def _is_filler(key: _Key, flags: tuple[int, ...]) -> bool:
+def _is_filler(key: _Key, flags: dict[str, int]) -> bool:
     """Return whether a phrase cannot be a keyphrase: "model performance", "LLM", "layer", "gated".
 
     That is one ending in an adjective, one every abstract uses, a broad word alone, or research
-    talk after broad words ("model performance", "training data").
+    talk after broad words ("model performance", "training data"). ``flags`` maps words to their flags.
     """
-    if flags[-1] & _ADJECTIVE or key in _GENERIC_PHRASES:
+    last = flags[key[-1]]
+    if len(key) == 1:  # most phrases: no word before, none of the phrases every abstract uses
+        return bool(last & (_ADJECTIVE | _BROAD))
+    if last & _ADJECTIVE or key in _GENERIC_PHRASES:
         return True
-    if len(flags) == 1:
-        return bool(flags[0] & _BROAD)
-    return bool(flags[-1] & _GENERIC_WORD) and all(f & _BROAD for f in flags[:-1])
+    return bool(last & _GENERIC_WORD) and all(flags[w] & _BROAD for w in key[:-1])
 
 
 def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
