@@ -295,7 +295,7 @@ def fold_plural(word: str) -> str:
     return word[:-1]
 
 
-@lru_cache(maxsize=1 << 18)
+@lru_cache(maxsize=1 << 16)
 def _is_coded(token: str) -> bool:
     """Return whether a token's case is part of its name: "GuardAgent", "LLM", "MoE", "GPT-4", "k-WL"."""
     if token.isalpha() and token[1:].islower():
