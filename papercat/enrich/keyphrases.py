@@ -367,7 +367,7 @@ def _pieces(chunk: str) -> tuple[_Piece, ...]:
 
 
 class _ChunkPieces(dict):
-    """``_pieces`` of each chunk of text met, by chunk: most chunks recur, and a hit is a plain dict lookup."""
+    """``_pieces`` of each chunk of text met, by chunk: most chunks recur; a hit is a plain dict lookup."""
 
     MAX = 1 << 18  # chunks held; past this it starts afresh
 
@@ -676,7 +676,7 @@ def _ngrams(runs: list[tuple[list[_Token], int]]) -> list[list[_Key]]:
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
     last = len(grams) - 1
     for run, part in runs:
-        _add_grams(grams[part if part < last else last], run)
+        _add_grams(grams[min(last, part)], run)
     return grams
 
 
@@ -684,19 +684,19 @@ def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_K
                 flags: dict[str, int], defined: dict) -> dict[_Key, list]:
     """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``), its
     ``_ngrams`` and their counts all parts together."""
-    # First each as if all its occurrences were in the later sentences, where most are ...
-    phrases = {key: [float(n), n, n, False] for key, n in counts.items()
-               if not _is_filler(key, flags)}
-    # ... then those of the title and the lead sentences: their weights summed part by part, as ever.
+    # Each phrase as if all its occurrences were in the later sentences, as most are ...
+    phrases = {key: [float(n), n, n, False] for key, n in counts.items() if not _is_filler(key, flags)}
+    # ... then those in the title or the lead sentences weighed part by part, in order: a part a phrase
+    # is not in adds 0.0, so each weight is the very float of a sum over the parts it is in.
     lead = [Counter(part) for part in grams[:-1]]
     for key in set(chain.from_iterable(lead)):
         phrase = phrases.get(key)
         if phrase is not None:
             times = [counter.get(key, 0) for counter in lead]
-            later = phrase[_COUNT] - sum(times)
-            weight = sum(_part_weight(part) * n for part, n in enumerate(times))  # 0 + ... as summed one by one
-            phrase[:] = [weight + later * _part_weight(len(lead)), phrase[_COUNT] - times[0],
-                         phrase[_COUNT] - times[0], times[0] > 0]
+            n = phrase[_COUNT]
+            weight = sum(_part_weight(part) * k for part, k in enumerate(times))
+            phrase[:] = [weight + (n - sum(times)) * _part_weight(len(lead)), n - times[0], n - times[0],
+                         times[0] > 0]
     _drop_name_pieces(phrases, defined)
     _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
                              if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
@@ -895,7 +895,8 @@ def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, Te
     if adapted:
         return analysed, count_terms(title, abstract)
     if _title_reads_alike(title):
-        return analysed, (_term_words(Counter(chain.from_iterable(run for run, _ in runs)).items()), dict(counts))
+        words = Counter(chain.from_iterable(run for run, _ in runs))
+        return analysed, (_term_words(words.items()), dict(counts))
     title_runs = _plain_runs(title)
     return analysed, _term_counts(title_runs + [run for run, part in runs if part],
                                   [_run_grams(title_runs), *grams[1:]])
@@ -903,9 +904,9 @@ def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, Te
 
 def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
                                                  list[list[_Key]], Counter[_Key], bool]:
-    """Return ``analyse(title, abstract)``, the paper's runs, its ``_ngrams`` lists and their counts
-    all together, and whether the abstract was adapted (web addresses cut, one-word aliases put in): then its runs are not
-    ``_plain_runs``'s."""
+    """Return ``analyse(title, abstract)``, the paper's runs, its ``_ngrams`` lists and their counts all
+    together, and whether the abstract was adapted (web addresses cut, one-word aliases put in): then
+    its runs are not ``_plain_runs``'s."""
     proper: set[str] = set()
     plain = _without_domains(abstract)
     defined = _aliases(plain)  # read only, by the runs and the candidates alike
@@ -919,7 +920,7 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_
         packed.extend(map(numbers.__getitem__, run))
     grams = _ngrams(runs)
     counts = Counter(chain.from_iterable(grams))
-    flags = dict(zip(map(itemgetter(0), words), map(itemgetter(3), words)))  # a word's flags where it occurs last
+    flags = dict(zip(map(itemgetter(0), words), map(itemgetter(3), words)))  # where each word occurs last
     table = tuple(numbers)
     phrases = _candidates(packed, table, grams, counts, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
