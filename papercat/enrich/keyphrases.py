@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, pairwise
+from itertools import chain, count, pairwise
+from operator import itemgetter
 
 import numpy as np
 
@@ -356,7 +357,6 @@ _Piece = tuple[str, _Token | None]
 _BREAK: _Piece = ("", None)
 
 
-@lru_cache(maxsize=1 << 18)
 def _pieces(chunk: str) -> tuple[_Piece, ...]:
     """Return the words and breaks of a chunk of text between spaces: "(LLMs)," -> break, LLMs, break."""
     if chunk.isalpha():  # most chunks are one plain word
@@ -364,6 +364,21 @@ def _pieces(chunk: str) -> tuple[_Piece, ...]:
     if not chunk.strip("-–—"):
         return (_BREAK,)  # a dash between spaces
     return tuple(_BREAK if mark else (word, _word(word)) for word, mark in _PIECE.findall(chunk))
+
+
+class _ChunkPieces(dict):
+    """``_pieces`` of each chunk of text met, by chunk: most chunks recur; a hit is a plain dict lookup."""
+
+    MAX = 1 << 18  # chunks held; past this it starts afresh
+
+    def __missing__(self, chunk: str) -> tuple[_Piece, ...]:
+        if len(self) >= self.MAX:
+            self.clear()
+        found = self[chunk] = _pieces(chunk)
+        return found
+
+
+_CHUNK_PIECES = _ChunkPieces()
 
 
 def _sentences(text: str) -> list[str]:
@@ -409,7 +424,7 @@ def _runs(sentence: str, is_title: bool = False, aliases: dict[str, tuple[str, s
     runs: list[list[_Token]] = []
     current: list[_Token] = []
     # A break after the end closes the last run; it is also before the start (pieces[-1]).
-    pieces = [*chain.from_iterable(map(_pieces, sentence.split())), _BREAK]  # in C: most chunks are cached
+    pieces = [*chain.from_iterable(map(_CHUNK_PIECES.__getitem__, sentence.split())), _BREAK]  # in C, mostly
     for i, (text, token) in enumerate(pieces):
         # After a plural a lowercase word is a verb: nouns pile up before the plural ("LLMs process").
         if token is None or current and current[-1][3] & _PLURAL and token[1].islower() or (
@@ -474,12 +489,16 @@ def _run_grams(runs: list[list[_Token]]) -> list[_Key]:
 
 def _term_counts(runs: list[list[_Token]], grams: list[list[_Key]]) -> TermCounts:
     """Return the counts of the words of runs and of their n-grams, given in lists to be joined in order."""
+    return _term_words(Counter(chain.from_iterable(runs)).items()), dict(Counter(chain.from_iterable(grams)))
+
+
+def _term_words(counted: Iterable[tuple[_Token, int]]) -> tuple[tuple[str, str, int], ...]:
+    """Return (key, display form, times) for counted words, each distinct word given once, in order."""
     words: dict[tuple[str, str], int] = {}
-    for token, times in Counter(chain.from_iterable(runs)).items():  # each distinct word shown once
+    for token, times in counted:
         word = _term_word(token)
         words[word] = words.get(word, 0) + times
-    return (tuple((key, name, times) for (key, name), times in words.items()),
-            dict(Counter(chain.from_iterable(grams))))
+    return tuple((key, name, times) for (key, name), times in words.items())
 
 
 def _initials_match(acronym: str, words: list[str]) -> bool:
@@ -652,35 +671,32 @@ def _add_grams(found: list[_Key], run: list[_Token]) -> None:
     found.extend(zip(words, words[1:], words[2:]))
 
 
-def _ngrams(runs: list[tuple[list[_Token], int]]) -> tuple[list[list[_Key]], dict[str, int]]:
-    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences); map words to flags."""
+def _ngrams(runs: list[tuple[list[_Token], int]]) -> list[list[_Key]]:
+    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences)."""
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
+    last = len(grams) - 1
     for run, part in runs:
-        _add_grams(grams[min(part, len(grams) - 1)], run)
-    return grams, {t[0]: t[3] for run, _ in runs for t in run}  # a word's flags where it occurs last
+        _add_grams(grams[part if part < last else last], run)  # noqa: FURB136 - min() costs more, per run
+    return grams
 
 
-def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], flags: dict[str, int],
-                defined: dict) -> dict[_Key, list]:
-    """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``) and
-    its ``_ngrams``."""
-    counters = [Counter(g) for g in grams]
-    phrases: dict[_Key, list] = {}
-    filler: set[_Key] = set()
-    flag = flags.__getitem__
-    for part, counter in enumerate(counters):
-        weight, literal = _part_weight(part), int(part > 0)
-        for key, n in counter.items():
-            phrase = phrases.get(key)
-            if phrase is None:
-                if key in filler or _is_filler(key, tuple(map(flag, key))):
-                    filler.add(key)
-                    continue
-                phrase = phrases[key] = [0.0, 0, 0, False]
-            phrase[_WEIGHT] += weight * n
-            phrase[_COUNT] += literal * n
-            phrase[_LITERAL] += literal * n
-            phrase[_IN_TITLE] |= part == 0
+def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], counts: Counter[_Key],
+                flags: dict[str, int], defined: dict) -> dict[_Key, list]:
+    """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``), its
+    ``_ngrams`` and their counts all parts together."""
+    # Each phrase as if all its occurrences were in the later sentences, as most are ...
+    phrases = {key: [float(n), n, n, False] for key, n in counts.items() if not _is_filler(key, flags)}
+    # ... then those in the title or the lead sentences weighed part by part, in order: a part a phrase
+    # is not in adds 0.0, so each weight is the very float of a sum over the parts it is in.
+    lead = [Counter(part) for part in grams[:-1]]
+    for key in set(chain.from_iterable(lead)):
+        phrase = phrases.get(key)
+        if phrase is not None:
+            times = [counter.get(key, 0) for counter in lead]
+            n = phrase[_COUNT]
+            weight = sum(_part_weight(part) * k for part, k in enumerate(times))
+            phrase[:] = [weight + (n - sum(times)) * _part_weight(len(lead)), n - times[0], n - times[0],
+                         times[0] > 0]
     _drop_name_pieces(phrases, defined)
     _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
                              if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
@@ -737,17 +753,18 @@ def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], numbers:
         kept[_IN_TITLE] |= moved[_IN_TITLE]
 
 
-def _is_filler(key: _Key, flags: tuple[int, ...]) -> bool:
+def _is_filler(key: _Key, flags: dict[str, int]) -> bool:
     """Return whether a phrase cannot be a keyphrase: "model performance", "LLM", "layer", "gated".
 
     That is one ending in an adjective, one every abstract uses, a broad word alone, or research
-    talk after broad words ("model performance", "training data").
+    talk after broad words ("model performance", "training data"). ``flags`` maps words to their flags.
     """
-    if flags[-1] & _ADJECTIVE or key in _GENERIC_PHRASES:
+    last = flags[key[-1]]
+    if len(key) == 1:  # most phrases: no word before, none of the phrases every abstract uses
+        return bool(last & (_ADJECTIVE | _BROAD))
+    if last & _ADJECTIVE or key in _GENERIC_PHRASES:
         return True
-    if len(flags) == 1:
-        return bool(flags[0] & _BROAD)
-    return bool(flags[-1] & _GENERIC_WORD) and all(f & _BROAD for f in flags[:-1])
+    return bool(last & _GENERIC_WORD) and all(flags[w] & _BROAD for w in key[:-1])
 
 
 def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
@@ -874,43 +891,47 @@ def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, Te
     The runs and n-grams of the abstract are worked out once for both when no web address is cut
     from it and it spells out no one-word alias; those of the title too when it reads alike.
     """
-    analysed, runs, grams, adapted = _analyse(title, abstract)
+    analysed, runs, grams, counts, adapted = _analyse(title, abstract)
     if adapted:
         return analysed, count_terms(title, abstract)
     if _title_reads_alike(title):
-        return analysed, _term_counts([run for run, _ in runs], grams)
+        words = Counter(chain.from_iterable(run for run, _ in runs))
+        return analysed, (_term_words(words.items()), dict(counts))
     title_runs = _plain_runs(title)
     return analysed, _term_counts(title_runs + [run for run, part in runs if part],
                                   [_run_grams(title_runs), *grams[1:]])
 
 
 def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
-                                                 list[list[_Key]], bool]:
-    """Return ``analyse(title, abstract)``, the paper's runs and ``_ngrams`` lists, and whether the
-    abstract was adapted (web addresses cut, one-word aliases put in): then its runs are not
-    ``_plain_runs``'s."""
+                                                 list[list[_Key]], Counter[_Key], bool]:
+    """Return ``analyse(title, abstract)``, the paper's runs, its ``_ngrams`` lists and their counts all
+    together, and whether the abstract was adapted (web addresses cut, one-word aliases put in): then
+    its runs are not ``_plain_runs``'s."""
     proper: set[str] = set()
     plain = _without_domains(abstract)
     defined = _aliases(plain)  # read only, by the runs and the candidates alike
     aliases = _word_aliases(defined)
     runs = _paper_runs(title, plain, aliases, proper)
-    numbers = {t: n for n, t in enumerate(dict.fromkeys(chain.from_iterable(run for run, _ in runs)))}
+    words = list(chain.from_iterable(run for run, _ in runs))
+    numbers = dict(zip(dict.fromkeys(words), count()))
     packed: list[int] = []
     for run, part in runs:
         packed.append(-1 - part)
         packed.extend(map(numbers.__getitem__, run))
-    grams, flags = _ngrams(runs)
+    grams = _ngrams(runs)
+    counts = Counter(chain.from_iterable(grams))
+    flags = dict(zip(map(itemgetter(0), words), map(itemgetter(3), words)))  # where each word occurs last
     table = tuple(numbers)
-    phrases = _candidates(packed, table, grams, flags, defined)
+    phrases = _candidates(packed, table, grams, counts, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
     analysed = PaperPhrases(table, packed_runs, phrases, frozenset(proper))
-    return analysed, runs, grams, plain != abstract or bool(aliases)
+    return analysed, runs, grams, counts, plain != abstract or bool(aliases)
 
 
 def _title_reads_alike(title: str) -> bool:
     """Return whether a title's runs are ``_plain_runs``'s: it is one sentence whose first piece is no
     -ing word, the only word ``_runs``'s title rule may take for a verb where a sentence's would not."""
-    first = next(chain.from_iterable(map(_pieces, title.split())), _BREAK)[1]
+    first = next(chain.from_iterable(map(_CHUNK_PIECES.__getitem__, title.split())), _BREAK)[1]
     return (first is None or not first[3] & _ING) and _SENTENCE_END.search(title) is None
 
 
