@@ -162,8 +162,11 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        # One environment per build: a template need not be checked for changes on every page.
+        # One environment per build: a template need not be checked for changes on every page, and
+        # its few templates are kept in a plain dict (Jinja's LRU cache locks and reorders on every
+        # page, and again for the template it extends).
         auto_reload=False,
+        cache_size=-1,
     )
     env.globals.update(
         absolute=_absolute,
