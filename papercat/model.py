@@ -74,7 +74,7 @@ class Paper:
     id: str
     title: str
     abstract: str
-    venues: tuple[str, ...]  # venue slugs, the first is the paper's primary venue
+    venues: tuple[str, ...]  # distinct venue slugs, the first is the paper's primary venue
     year: int
     sources: tuple[Source, ...]  # every listing entry that gave this abstract
     topics: tuple[TopicMatch, ...] = ()

@@ -173,23 +173,37 @@ def indented_json(value: Any, newline: str = "\n") -> str:
 
 def _indented(value: Any, newline: str, pieces: list[str]) -> None:
     """Append ``value`` as ``indented_json`` writes it to ``pieces``, at the indent of ``newline``."""
-    if type(value) is str:
+    kind = type(value)
+    if kind is str:
         pieces.append(_json_string(value))
-    elif type(value) is list and value:
+    elif kind is list:
+        if not value:
+            pieces.append("[]")
+            return
         inner = newline + " "
-        pieces.append("[")
-        for n, item in enumerate(value):
-            pieces.append("," + inner if n else inner)
-            _indented(item, inner, pieces)
-        pieces.append(newline + "]")
-    elif type(value) is dict and value:
+        try:  # most lists hold only strings: one piece
+            pieces.append("[" + inner + ("," + inner).join(map(_json_string, value)) + newline + "]")
+        except TypeError:  # an item is not a string
+            pieces.append("[")
+            for n, item in enumerate(value):
+                pieces.append("," + inner if n else inner)
+                _indented(item, inner, pieces)
+            pieces.append(newline + "]")
+    elif kind is dict and value:
         inner = newline + " "
         pieces.append("{")
         for n, key in enumerate(sorted(value)):
-            pieces.append(("," + inner if n else inner) + _json_string(key) + ": ")
-            _indented(value[key], inner, pieces)
+            item = value[key]
+            head = ("," + inner if n else inner) + _json_string(key) + ": "
+            if type(item) is str:
+                pieces.append(head + _json_string(item))
+            else:
+                pieces.append(head)
+                _indented(item, inner, pieces)
         pieces.append(newline + "}")
-    else:  # numbers, None, booleans, empty lists and dicts
+    elif kind is int:
+        pieces.append(int.__repr__(value))
+    else:  # other numbers, None, booleans, empty dicts
         pieces.append(json.dumps(value))
 
 

@@ -14,6 +14,7 @@ _CONTROL = [*range(0x20), *range(0x7f, 0xa0)]
 _CLEAN = {**dict.fromkeys(_CONTROL, " "), **dict.fromkeys(map(ord, _INVISIBLE), None)}
 # Punctuation that ends a sentence rather than the URL it follows.
 _URL_TRAILER = ".,;:!?'\"*_"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")  # the space after a sentence's end
 # How the web addresses that abstracts write without a scheme end ("gorilla.cs.berkeley.edu",
 # "anonymous.4open.science/r/..."): titles and keyphrases leave such addresses out.
 WEB_ENDINGS = ("com", "org", "net", "edu", "io", "ai", "science", "html", "htm")
@@ -77,7 +78,7 @@ def trim_url(url: str) -> str:
 
 def first_sentence(text: str, limit: int = 240) -> str:
     """Return the first sentence of ``text``, cut at a word boundary within ``limit`` characters."""
-    match = re.search(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", text)
+    match = _SENTENCE_END.search(text)
     sentence = text[: match.start()] if match else text
     if len(sentence) <= limit:
         return sentence

@@ -217,6 +217,9 @@ def test_a_paper_in_two_venues_has_one_page_saying_also_in(make_content, tmp_pat
     assert [p.name for p in (tmp_path / "site" / "papers").iterdir()] == [f"{paper_id(ABSTRACT_A)}.html"]
     page = (tmp_path / "site" / "papers" / f"{paper_id(ABSTRACT_A)}.html").read_text(encoding="utf-8")
     assert 'also in: <a href="../venues/iclr-2025.html">ICLR 2025</a>' in page
+    badges = ('<p class="card-meta"><a class="badge" href="../venues/icml-2025.html">ICML 2025</a> '
+              '<a class="badge" href="../venues/iclr-2025.html">ICLR 2025</a></p>')
+    assert badges in (tmp_path / "site" / "new" / "index.html").read_text(encoding="utf-8")
 
 
 def test_related_papers_are_explained_by_shared_terms_and_lead_to_real_pages(tmp_path):

@@ -49,3 +49,20 @@ def test_calls_of_names_keep_jinjas_meaning():
 @pytest.mark.parametrize("value", ["a<b>&\"'", Markup("<i>safe</i>"), 0, -12, 2025, True, None, 1.5])
 def test_escape_matches_markupsafe(value):
     assert _escape(value) == escape(value) and type(_escape(value)) is Markup
+
+
+@pytest.mark.parametrize("value, delimiter", [
+    (("a<b", "c&d"), ", "), ((), ", "), (("only",), "”, “"), ((Markup("<i>x</i>"), "a<b"), ", "),
+    (["a<b", "c"], ", "), (("a", 1, None), "-"), (("a<b", "c"), Markup("<br>")),
+])
+@pytest.mark.parametrize("autoescape", [True, False])
+def test_join_matches_jinjas(value, delimiter, autoescape):
+    ours = make_environment(TEMPLATES)
+    ours.autoescape = autoescape
+    theirs = jinja2.Environment(autoescape=autoescape)
+    source = "{{ value|join(delimiter) }}|{{ value|join(delimiter)|length }}"
+    context = {"value": value, "delimiter": delimiter}
+    assert ours.from_string(source).render(context) == theirs.from_string(source).render(context)
+    joined = ours.filters["join"](jinja2.nodes.EvalContext(ours), value, delimiter)
+    assert joined == theirs.filters["join"](jinja2.nodes.EvalContext(theirs), value, delimiter)
+    assert type(joined) is type(theirs.filters["join"](jinja2.nodes.EvalContext(theirs), value, delimiter))
