@@ -582,7 +582,9 @@ class _Vocabulary:
         codes = np.concatenate([k[ok], ((k[:-1] << shift) | k[1:])[pairs],
                                 ((k[:-2] << 2 * shift) | (k[1:-1] << shift) | k[2:])[triples]])
         where = np.concatenate([papers[ok], papers[:-1][pairs], papers[:-2][triples]])
-        order = np.lexsort((codes, where))
+        # Sorted by code, each code's papers stay in order: a code has one length, and the codes of each
+        # length come paper after paper.
+        order = np.argsort(codes, kind="stable")
         codes, where = codes[order], where[order]
         first = np.ones(len(codes), dtype=bool)
         first[1:] = (codes[1:] != codes[:-1]) | (where[1:] != where[:-1])
