@@ -20,7 +20,7 @@ from papercat.enrich.keyphrases import (
     reference_size,
     word_keys,
 )
-from papercat.parallel import map_beside, parallel_map
+from papercat.parallel import map_beside
 from papercat.text import folded
 
 __all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "relate_beside", "related_papers", "terms"]
@@ -172,18 +172,17 @@ def _matrix(papers: Sequence[PaperTerms],
     The columns are the words and keyphrases in order of first use, a paper's words before its keyphrases.
     """
     distinct = list(dict.fromkeys(phrase for own in keyphrases for phrase in own))
-    # Each distinct keyphrase's key: its words' keys ("Reward models" -> ("reward", "model")).
-    keys = dict(zip(distinct, parallel_map(word_keys, distinct)))
+    # Each distinct keyphrase's key: its words' keys ("Reward models" -> ("reward", "model")), found by
+    # worker processes while this one counts the words.
+    found, (word_cells, words) = map_beside(word_keys, distinct, lambda: _word_cells(papers))
+    keys = dict(zip(distinct, found))
     phrases: dict[tuple[str, ...], str] = {}  # each key's first spelling
     for phrase, key in keys.items():
         if key:
             phrases.setdefault(key, phrase)
     numbers = {key: n for n, key in enumerate(phrases)}
-    # Worker processes find the keyphrases each paper uses while this process counts the words.
-    found, (word_cells, words) = map_beside(
-        lambda row: _phrase_cells(papers[row], [keys[p] for p in keyphrases[row] if keys[p]], numbers),
-        range(len(papers)), lambda: _word_cells(papers))
-    phrase_cells = _Cells.of(found)
+    phrase_cells = _Cells.of([_phrase_cells(paper, [keys[p] for p in own if keys[p]], numbers)
+                              for paper, own in zip(papers, keyphrases)])
     # One numbering of both kinds by first use: by row, and in a row the paper's words before its keyphrases.
     first = [word_cells.first_uses(), phrase_cells.first_uses()]  # every column is used (by its own paper)
     order = np.lexsort((np.concatenate(first), np.repeat([0, 1], [len(f) for f in first]),
