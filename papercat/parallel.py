@@ -148,7 +148,7 @@ def _run_started(compute: Callable[[], Any], send: Any) -> None:
     gc.freeze()  # the collector would walk, and so copy, the objects the worker shares with the build
     try:
         out = (True, compute())
-    except Exception as exc:  # raised again in the build
+    except Exception as exc:  # noqa: BLE001 - any error of the step is raised again in the build
         out = (False, exc)
     send.send(out)
     send.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain
@@ -115,7 +115,7 @@ class _Cells:
     counts: np.ndarray
 
     @classmethod
-    def of(cls, found: Sequence[tuple[list[int], list[int]]]) -> _Cells:
+    def of(cls, found: Sequence[tuple[Collection[int], Collection[int]]]) -> _Cells:
         """Return the cells of each paper's (column numbers, counts), in order."""
         sizes = [len(columns) for columns, _ in found]
         total = sum(sizes)
@@ -151,7 +151,7 @@ def _word_cells(papers: Sequence[PaperTerms]) -> tuple[_Cells, _Words]:
     """Return how often each paper uses each word, numbered in order of first use, and the words."""
     words = _Words()
     counted = [words.count(paper.words) for paper in papers]
-    return _Cells.of([(list(found), list(found.values())) for found in counted]), words
+    return _Cells.of([(found, found.values()) for found in counted]), words
 
 
 def _phrase_cells(paper: PaperTerms, own: list[tuple[str, ...]],
