@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import chain
 from typing import TypeVar
 
 import numpy as np
@@ -20,7 +19,7 @@ from papercat.enrich.keyphrases import (
     reference_size,
     word_keys,
 )
-from papercat.parallel import map_beside
+from papercat.parallel import map_beside, parallel_map
 from papercat.text import folded
 
 __all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "relate_beside", "related_papers", "terms"]
@@ -50,35 +49,32 @@ class Related:
     shared: tuple[str, ...]  # up to MAX_SHARED shared terms or keyphrases, most important first
 
 
-@dataclass(frozen=True)
 class _Features:
-    """The columns of the paper-term matrix, words and keyphrases mixed: each column's key and name, and
-    whether it is a keyphrase."""
-
-    keys: list[tuple[str, ...]]
-    names: list[str]
-    phrase: list[bool]
-
-
-class _Words:
-    """The word columns met so far, numbered in order of first use, each with its key and first spelling."""
+    """The columns of the paper-term matrix, words and keyphrases mixed, each with its key and name."""
 
     def __init__(self) -> None:
-        self.columns: dict[str, int] = {}  # a word's key -> its number
-        self.keys: list[str] = []
+        self.words: dict[str, int] = {}  # a word's key -> its column
+        self.phrases: dict[tuple[str, ...], int] = {}  # a keyphrase's key -> its column
+        self.keys: list[tuple[str, ...]] = []
         self.names: list[str] = []
+        self.phrase: list[bool] = []
         self.spellings: dict[int, Counter[str]] = {}  # a word's spellings but its first, once it has one
 
-    def count(self, words: tuple[tuple[str, str, int], ...]) -> dict[int, int]:
-        """Return how often a paper uses each word (its ``PaperTerms.words``) by number, adding new words."""
+    def _add(self, key: tuple[str, ...], name: str, phrase: bool) -> int:
+        """Return the column of a new word or keyphrase."""
+        self.keys.append(key)
+        self.names.append(name)
+        self.phrase.append(phrase)
+        return len(self.names) - 1
+
+    def count_words(self, words: tuple[tuple[str, str, int], ...]) -> dict[int, int]:
+        """Return how often a paper uses each word (its ``PaperTerms.words``) by column, adding new words."""
         counts: dict[int, int] = {}
-        columns, names, spellings = self.columns, self.names, self.spellings
+        columns, names, spellings = self.words, self.names, self.spellings
         for key, name, times in words:  # a loop kept lean: it runs for every word of every paper
             column = columns.get(key)
             if column is None:
-                column = columns[key] = len(names)
-                self.keys.append(key)
-                names.append(name)
+                column = columns[key] = self._add((key,), name, False)
             elif name != names[column] or column in spellings:
                 if name != names[column]:  # the first spelling's count is settled from the word's total
                     spelt = spellings.get(column)
@@ -92,40 +88,22 @@ class _Words:
             counts[column] = times
         return counts
 
-    def settled_names(self, totals: np.ndarray) -> list[str]:
-        """Return each word's name: its most frequent spelling ("pretraining" over "pre-training" if more common).
+    def phrase_column(self, key: tuple[str, ...], name: str) -> int:
+        """Return the column of a keyphrase by its key, adding it when new."""
+        column = self.phrases.get(key)
+        if column is None:
+            column = self.phrases[key] = self._add(key, name, True)
+        return column
 
-        ``totals`` is how often the catalog uses each word. ``count`` counts only the other spellings
-        of a word, so the first spelling's count is what they leave of its total.
+    def settle_names(self, totals: np.ndarray) -> None:
+        """Name each word by its most frequent spelling ("pretraining" over "pre-training" if more common).
+
+        ``totals`` is how often the catalog uses each column. ``count_words`` counts only the other
+        spellings of a word, so the first spelling's count is what they leave of its total.
         """
-        names = list(self.names)
         for column, spellings in self.spellings.items():
-            spellings[names[column]] = int(totals[column]) - sum(spellings.values())
-            names[column] = min(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-        return names
-
-
-@dataclass(frozen=True)
-class _Cells:
-    """The nonzero cells of one kind of column (words or keyphrases), paper after paper: each cell's row,
-    column number among its kind, and count."""
-
-    rows: np.ndarray
-    columns: np.ndarray
-    counts: np.ndarray
-
-    @classmethod
-    def of(cls, found: Sequence[tuple[Collection[int], Collection[int]]]) -> _Cells:
-        """Return the cells of each paper's (column numbers, counts), in order."""
-        sizes = [len(columns) for columns, _ in found]
-        total = sum(sizes)
-        return cls(np.repeat(np.arange(len(found)), sizes),
-                   np.fromiter(chain.from_iterable(columns for columns, _ in found), np.int64, total),
-                   np.fromiter(chain.from_iterable(counts for _, counts in found), np.int64, total))
-
-    def first_uses(self) -> np.ndarray:
-        """Return the position of each column's first cell; every column from 0 up has cells."""
-        return np.unique(self.columns, return_index=True)[1]
+            spellings[self.names[column]] = int(totals[column]) - sum(spellings.values())
+            self.names[column] = min(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
 @dataclass(frozen=True)
@@ -147,63 +125,45 @@ def analyse_with_terms(title: str, abstract: str) -> tuple[PaperPhrases, PaperTe
     return analysed, PaperTerms(*counts)
 
 
-def _word_cells(papers: Sequence[PaperTerms]) -> tuple[_Cells, _Words]:
-    """Return how often each paper uses each word, numbered in order of first use, and the words."""
-    words = _Words()
-    counted = [words.count(paper.words) for paper in papers]
-    return _Cells.of([(found, found.values()) for found in counted]), words
-
-
-def _phrase_cells(paper: PaperTerms, own: list[tuple[str, ...]],
-                  numbers: dict[tuple[str, ...], int]) -> tuple[list[int], list[int]]:
-    """Return the numbers of the catalog keyphrases (given by key) a paper uses, and how often."""
-    grams = paper.grams
-    found = [(number, times) for number, times in zip(map(numbers.get, grams), grams.values())
-             if number is not None]
-    # Its own keyphrases count even when spelt as an acronym ("RM" for reward model).
-    found += [(numbers[key], 1) for key in dict.fromkeys(own) if key not in grams]  # else counted as n-grams
-    return [number for number, _ in found], [times for _, times in found]
+def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[tuple[str, ...], str],
+                  features: _Features) -> dict[int, int]:
+    """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
+    counts = features.count_words(paper.words)
+    grams, columns = paper.grams, features.phrases
+    for gram in filter(phrases.__contains__, grams):  # a loop kept lean: most keyphrases have a column
+        column = columns.get(gram)
+        counts[features.phrase_column(gram, phrases[gram]) if column is None else column] = grams[gram]
+    for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
+        if key not in grams:  # else counted as one of its n-grams
+            counts.setdefault(features.phrase_column(key, phrases[key]), 1)
+    return counts
 
 
 def _matrix(papers: Sequence[PaperTerms],
             keyphrases: Sequence[Sequence[str]]) -> tuple[sparse.csr_matrix, _Features]:
-    """Return the l2-normalised TF-IDF matrix (papers x terms), sublinear in counts, and its columns.
-
-    The columns are the words and keyphrases in order of first use, a paper's words before its keyphrases.
-    """
+    """Return the l2-normalised TF-IDF matrix (papers x terms), sublinear in counts, and its columns."""
     distinct = list(dict.fromkeys(phrase for own in keyphrases for phrase in own))
-    # Each distinct keyphrase's key: its words' keys ("Reward models" -> ("reward", "model")), found by
-    # worker processes while this one counts the words.
-    found, (word_cells, words) = map_beside(word_keys, distinct, lambda: _word_cells(papers))
-    keys = dict(zip(distinct, found))
+    # Each distinct keyphrase's key: its words' keys ("Reward models" -> ("reward", "model")).
+    keys = dict(zip(distinct, parallel_map(word_keys, distinct)))
     phrases: dict[tuple[str, ...], str] = {}  # each key's first spelling
     for phrase, key in keys.items():
         if key:
             phrases.setdefault(key, phrase)
-    numbers = {key: n for n, key in enumerate(phrases)}
-    phrase_cells = _Cells.of([_phrase_cells(paper, [keys[p] for p in own if keys[p]], numbers)
-                              for paper, own in zip(papers, keyphrases)])
-    # One numbering of both kinds by first use: by row, and in a row the paper's words before its keyphrases.
-    first = [word_cells.first_uses(), phrase_cells.first_uses()]  # every column is used (by its own paper)
-    order = np.lexsort((np.concatenate(first), np.repeat([0, 1], [len(f) for f in first]),
-                        np.concatenate([word_cells.rows[first[0]], phrase_cells.rows[first[1]]])))
-    column = np.empty(len(order), dtype=np.int64)
-    column[order] = np.arange(len(order))
-    # The cells row by row, each row's words before its keyphrases, as the rows' norms sum them.
-    rows_a = np.concatenate([word_cells.rows, phrase_cells.rows])
-    cells = np.argsort(rows_a, kind="stable")
-    rows_a = rows_a[cells]
-    columns_a = np.concatenate([column[word_cells.columns], column[len(first[0]) + phrase_cells.columns]])[cells]
-    counts = np.concatenate([word_cells.counts, phrase_cells.counts])[cells]
-    names = words.settled_names(np.bincount(word_cells.columns, weights=word_cells.counts,
-                                            minlength=len(words.names))) + list(phrases.values())
-    keys_all = [(key,) for key in words.keys] + list(phrases)
-    is_phrase = [False] * len(words.keys) + [True] * len(phrases)
-    features = _Features(*([every[c] for c in order.tolist()] for every in (keys_all, names, is_phrase)))
+    features = _Features()
+    rows, columns, counts = [], [], []
+    for row, (paper, own) in enumerate(zip(papers, keyphrases)):
+        own_keys = [keys[phrase] for phrase in own if keys[phrase]]
+        found = _paper_counts(paper, own_keys, phrases, features)
+        rows.extend([row] * len(found))
+        columns.extend(found)
+        counts.extend(found.values())
+    rows_a = np.array(rows, dtype=np.int64)
+    columns_a = np.array(columns, dtype=np.int64)
+    features.settle_names(np.bincount(columns_a, weights=counts, minlength=len(features.names)))
     df = np.bincount(columns_a, minlength=len(features.names))
     idf = np.log(reference_size(len(papers)) / (1 + df)) + 1.0
     idf[np.array(features.phrase, dtype=bool)] *= PHRASE_BOOST
-    data = (1.0 + np.log(counts.astype(np.float64))) * idf[columns_a]
+    data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * idf[columns_a]
     norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(papers)))
     data /= np.where(norms > 0, norms, 1.0)[rows_a]
     matrix = sparse.csr_matrix((data, (rows_a, columns_a)), shape=(len(papers), len(features.names)))
