@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -17,6 +18,7 @@ from .listing import Listing
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue, paper_order
 from .overrides import Override
 from .paper_map import places as map_places
+from .parallel import started
 from .progress import Stage
 from .text import folded
 
@@ -157,18 +159,19 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
                       counted)
 
     def place() -> list[tuple[int, int]]:
-        found = map_places([terms[r] for r in rows])
-        map_memo.put(map_key, found)
-        return found
+        return map_places([terms[r] for r in rows])
 
-    if near is None:  # the map, unless cached, is made while worker processes compare the papers
+    cached = places
+    if near is None:  # the map, unless cached, is made in a worker process while this one compares papers
         bar.note("comparing papers")
-        cached = places
-        near, places = related.relate_beside(docs, terms, phrases, place if cached is None else lambda: cached)
+        with started(place) if cached is None else nullcontext(lambda: cached) as placed:
+            near, places = related.relate_beside(docs, terms, phrases, placed)
         near_memo.put(near_key, near)
     else:  # only the map is missing
         bar.note("placing papers on the map")
         places = place()
+    if cached is None:
+        map_memo.put(map_key, places)
     stage.close()
     return near, places
 

@@ -19,12 +19,13 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from .errors import CatalogError
 
-__all__ = ["jobs", "map_beside", "parallel_map"]
+__all__ = ["jobs", "map_beside", "parallel_map", "started"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -96,6 +97,61 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
         _task = None
         gc.unfreeze()
     return [r for part in results for r in part], other  # type: ignore[union-attr]
+
+
+@contextmanager
+def started(compute: Callable[[], R]) -> Iterator[Callable[[], R]]:
+    """Start ``compute()``, a pure function, in a worker process; yield a function that waits for its result.
+
+    So a catalog-wide step that cannot be split runs on the core this process leaves idle while it
+    works alone, and the workers of ``parallel_map`` may start meanwhile. Without workers (one job,
+    or forking unsafe: see ``_can_fork``) ``compute`` runs in this process when its result is asked
+    for. A worker whose result is not asked for is stopped on leaving.
+    """
+    if jobs() < 2 or not _can_fork():
+        yield _once(compute)
+        return
+    receive, send = multiprocessing.Pipe(duplex=False)
+    worker = multiprocessing.get_context("fork").Process(target=_run_started, args=(compute, send), daemon=True)
+    worker.start()
+    send.close()
+
+    def result() -> R:
+        done, value = receive.recv()
+        if not done:
+            raise value
+        return value
+
+    try:
+        yield _once(result)
+    finally:
+        receive.close()
+        if worker.is_alive():
+            worker.terminate()
+        worker.join()
+
+
+def _once(compute: Callable[[], R]) -> Callable[[], R]:
+    """Return a function that returns ``compute()``, computed when first called."""
+    found: list[R] = []
+
+    def once() -> R:
+        if not found:
+            found.append(compute())
+        return found[0]
+
+    return once
+
+
+def _run_started(compute: Callable[[], Any], send: Any) -> None:
+    """In a worker: compute and send back the result, or the error."""
+    gc.freeze()  # the collector would walk, and so copy, the objects the worker shares with the build
+    try:
+        out = (True, compute())
+    except Exception as exc:  # noqa: BLE001 - any error of the step is raised again in the build
+        out = (False, exc)
+    send.send(out)
+    send.close()
 
 
 def _nothing() -> None:

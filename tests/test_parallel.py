@@ -139,6 +139,46 @@ def test_an_error_in_a_worker_reaches_the_build():
     assert out.strip() == "seven, in a worker: True"
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_started_step_runs_in_a_worker_while_this_process_works_on(jobs):
+    out = json.loads(fresh_python("""
+        import json, os, time
+        from papercat.parallel import started
+        def step():
+            start = time.monotonic()
+            time.sleep(0.3)
+            return start, os.getpid()
+        with started(step) as result:
+            here = time.monotonic()
+            time.sleep(0.3)
+            start, pid = result()
+            print(json.dumps({"here": here, "start": start, "pid": pid, "me": os.getpid(), "again": result()[1]}))
+    """, jobs))
+    if jobs == "1":  # no workers: the step runs when its result is asked for
+        assert out["pid"] == out["me"] and out["start"] > out["here"] + 0.3
+    else:
+        assert out["pid"] != out["me"] and out["start"] < out["here"] + 0.3
+    assert out["again"] == out["pid"], "the result is computed once"
+
+
+@pytest.mark.parametrize("ask", [True, False])
+def test_an_error_in_a_started_step_reaches_the_build_and_a_worker_not_asked_is_stopped(ask):
+    out = fresh_python(f"""
+        import multiprocessing, time
+        from papercat.parallel import started
+        def fail():
+            raise ValueError("started")
+        try:
+            with started(fail if {ask} else lambda: time.sleep(60)) as result:
+                if {ask}:
+                    result()
+        except ValueError as exc:
+            print(exc)
+        print(len(multiprocessing.active_children()))
+    """)
+    assert out.split() == (["started", "0"] if ask else ["0"])
+
+
 def test_a_bad_jobs_setting_says_what_was_expected(small_content, tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--content", str(small_content), "--out",
                            str(tmp_path / "site")], check=False, capture_output=True, text=True,

@@ -208,6 +208,15 @@ def test_a_word_a_paper_spells_two_ways_is_one_term_named_by_its_commonest_spell
     assert rows[1] == rows[2] != rows[0] == rows[3]  # the middle papers say it twice, the others once
 
 
+def test_the_columns_are_words_and_keyphrases_in_order_of_first_use_a_papers_words_first():
+    docs = ["Reward model lattice.", "Ordinal feedback and reward model."]
+    matrix, features = _matrix([terms("", doc) for doc in docs], [("reward model",), ("ordinal feedback",)])
+    assert features.names == ["reward", "model", "lattice", "reward model", "ordinal", "feedback", "ordinal feedback"]
+    assert features.phrase == [False, False, False, True, False, False, True]
+    assert features.keys[3] == ("reward", "model")
+    assert matrix.getnnz(axis=1).tolist() == [4, 6]  # the second paper says "reward model" too
+
+
 def test_a_spelling_used_once_in_many_papers_outweighs_one_used_twice_in_one():
     abstracts = ["Pre-training lattice.", "Pre-training lattice.", "Pre-training lattice.",
                  "Pretraining, pretraining lattice."]

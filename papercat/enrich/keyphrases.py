@@ -601,7 +601,9 @@ class _Vocabulary:
         codes = np.concatenate([k[ok], ((k[:-1] << shift) | k[1:])[pairs],
                                 ((k[:-2] << 2 * shift) | (k[1:-1] << shift) | k[2:])[triples]])
         where = np.concatenate([papers[ok], papers[:-1][pairs], papers[:-2][triples]])
-        order = np.lexsort((codes, where))
+        # Sorted by code, each code's papers stay in order: a code has one length, and the codes of each
+        # length come paper after paper.
+        order = np.argsort(codes, kind="stable")
         codes, where = codes[order], where[order]
         first = np.ones(len(codes), dtype=bool)
         first[1:] = (codes[1:] != codes[:-1]) | (where[1:] != where[:-1])
@@ -936,6 +938,7 @@ def _title_reads_alike(title: str) -> bool:
 
 
 _TOKENIZE_BATCH = 4096  # papers whose phrase codes are found at once
+_PICK_BATCH = 256  # papers whose keyphrases a worker picks at once: their phrases looked up together
 
 
 def _tokenize(papers: Sequence[PaperPhrases]) -> tuple[_Vocabulary, _Counts, set[str]]:
@@ -972,19 +975,22 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list
     vocabulary, counts, proper = _tokenize(papers)
     size = reference_size(len(papers))
 
-    # The inverse document frequencies of every paper's candidates, paper after paper.
-    found = counts.lookup(vocabulary.codes(list(chain.from_iterable(paper.phrases for paper in papers))))
-    idf = (np.log(size / (found + 1)) + 1.0).tolist()
-    starts = np.cumsum([0] + [len(paper.phrases) for paper in papers]).tolist()
+    def pick_batch(start: int) -> list[tuple[str, ...]]:
+        batch = papers[start:start + _PICK_BATCH]
+        # The inverse document frequencies of the batch's candidates, paper after paper.
+        found = counts.lookup(vocabulary.codes(list(chain.from_iterable(paper.phrases for paper in batch))))
+        idf = iter((np.log(size / (found + 1)) + 1.0).tolist())
+        picked = []
+        for paper in batch:
+            phrases = paper.phrases
+            keys = _select(_rank(phrases, dict(zip(phrases, idf))), phrases, k_min, k_max)
+            spellings = paper.spellings(keys)
+            picked.append(tuple(dict.fromkeys(_display(spellings[key], proper) for key in keys)))
+        return picked
 
-    def pick_one(n: int) -> tuple[str, ...]:
-        paper = papers[n]
-        phrases = paper.phrases
-        picked = _select(_rank(phrases, dict(zip(phrases, idf[starts[n]:starts[n + 1]]))), phrases, k_min, k_max)
-        spellings = paper.spellings(picked)
-        return tuple(dict.fromkeys(_display(spellings[key], proper) for key in picked))
-
-    return parallel_map(pick_one, range(len(papers)))  # each paper alone, once the catalog's counts are known
+    # Each batch of papers alone, once the catalog's counts are known.
+    batches = parallel_map(pick_batch, range(0, len(papers), _PICK_BATCH), min_items=2)
+    return [picked for batch in batches for picked in batch]
 
 
 def extract_keyphrases(docs: Sequence[tuple[str, str]], k_min: int = 5,
