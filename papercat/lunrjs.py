@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from lunr.pipeline import Pipeline
 from lunr.token import Token
 
+from .memo import Memo
+
 __all__ = [
     "LUNR_VERSION",
     "STOP_WORDS",
@@ -198,20 +200,16 @@ def pipeline_terms(text: str) -> list[str]:
     return out
 
 
-class _Terms(dict[str, str | None]):
-    """Index terms by token, each worked out on first use (see index_term)."""
-
-    def __missing__(self, token: str) -> str | None:
-        trimmed = trim(token)
-        # lunr.js would index "—" as the empty term, which no query can reach; it is dropped here.
-        term = None if not trimmed or trimmed in STOP_WORDS else stem(trimmed)
-        self[token] = term
-        return term
+def _index_term(token: str) -> str | None:
+    """Return ``index_term(token)``, worked out."""
+    trimmed = trim(token)
+    # lunr.js would index "—" as the empty term, which no query can reach; it is dropped here.
+    return None if not trimmed or trimmed in STOP_WORDS else stem(trimmed)
 
 
 # One entry per distinct token: a catalog of 50,000 abstracts repeats a few hundred thousand distinct
 # tokens millions of times, and the stemmer's dozen regexes are the build's slowest step.
-_TERMS = _Terms()
+_TERMS: Memo[str, str | None] = Memo(_index_term)
 
 
 def index_term(token: str) -> str | None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import jinja2
 from markupsafe import Markup, _escape_inner, escape
 
 from . import urls
+from .memo import Memo
 from .text import first_sentence
 
 # Every page's Content-Security-Policy (a meta tag: a static host sets no headers). Scripts,
@@ -30,42 +32,31 @@ class Page:
     source: str = ""  # what the page was made from, for error messages
 
 
-class _Links(dict[str, str]):
-    """The links from the pages of one folder, by site-relative target: ``url()`` of those pages.
+def _link(page_path: str, link_base: str | None, target: str) -> str:
+    """Return the link from ``page_path`` to a site-relative ``target``.
 
     Links are relative, so the site works under any path; a page served at any depth (404.html)
-    sets ``link_base`` to the site's path, "/repo/", and its links start with it. Every page of a
-    folder ("venues/", "topics/", "papers/") links to the same targets, so each link is worked out
-    once per folder and then looked up: ``url`` is this dict's own ``__getitem__``, called by
-    _Context.call with no Python in between. Bounded: cleared when it grows past _LINKS_LIMIT
-    (links to every paper stay far below it).
+    sets ``link_base`` to the site's path, "/repo/", and its links start with it.
     """
-
-    def __init__(self, page_path: str, link_base: str | None) -> None:
-        super().__init__()
-        self.page_path = page_path  # a page of the folder: links from it are those of the folder
-        self.link_base = link_base
-        self.url = self.__getitem__  # one object for every call: _Context.call knows it by its id
-
-    def __missing__(self, target: str) -> str:
-        if len(self) > _LINKS_LIMIT:
-            self.clear()
-        link = self[target] = self.link_base + target if self.link_base else urls.relative(self.page_path, target)
-        return link
+    return link_base + target if link_base else urls.relative(page_path, target)
 
 
-_LINKS: dict[tuple[str, str | None], _Links] = {}  # by folder and link_base: a few in all
+# url() of the pages of each folder, by folder and link_base (a few in all). Every page of a folder
+# ("venues/", "topics/", "papers/") links to the same targets, so each link is worked out once per
+# folder and then looked up: url() is the memo's own __getitem__, called by _Context.call with no
+# Python in between. Bounded (links to every paper stay far below the limit).
+_LINKS: dict[tuple[str, str | None], Callable[[str], str]] = {}
 _LINKS_LIMIT = 1_000_000
 
 
-def _links(page_path: str, link_base: str | None) -> _Links:
-    """Return the links from the folder of ``page_path`` (see _Links)."""
+def _url(page_path: str, link_base: str | None) -> Callable[[str], str]:
+    """Return url() of the pages of the folder of ``page_path`` (see _link)."""
     key = (posixpath.dirname(page_path), link_base)
-    links = _LINKS.get(key)
-    if links is None:
-        links = _LINKS[key] = _Links(page_path, link_base)
-        _KNOWN[id(links.url)] = (links.url, False)  # kept, like links, as long as this process runs
-    return links
+    url = _LINKS.get(key)
+    if url is None:
+        url = _LINKS[key] = Memo(partial(_link, page_path, link_base), _LINKS_LIMIT).__getitem__
+        _KNOWN[id(url)] = (url, False)  # one object for every call: _Context.call knows it by its id
+    return url
 
 
 @jinja2.pass_context
@@ -82,7 +73,7 @@ class _Context(jinja2.runtime.Context):
 
     Jinja's ``Context.call`` inspects every callable for pass_context and friends: more work than
     ``url()`` itself, which a page calls dozens of times. The functions below (and each folder's
-    url(), see _Links) are known, and so are macros (a topic page calls one per paper): they are
+    url(), see _LINKS) are known, and so are macros (a topic page calls one per paper): they are
     called straight away, with the same arguments Jinja would give them.
     """
 
@@ -188,7 +179,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     # A paper's summary is on every page that lists it (what's new, its venues, its topics): the
     # filter works each one out once per environment and process.
-    env.filters.update(first_sentence=functools.lru_cache(maxsize=_SUMMARIES)(first_sentence), join=_join)
+    env.filters.update(first_sentence=lru_cache(maxsize=_SUMMARIES)(first_sentence), join=_join)
     env.context_class = _Context
     env.template_class = _Template
     return env
@@ -207,11 +198,11 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> 
     template = env.get_template(page.template)
     # template.render(**shared, **page.context, page_path=page.path, url=...), without merging the
     # ~25 globals into the variables through a ChainMap on every page: merged once per template.
-    # url() is the links of the page's folder (see _Links).
+    # url() is the links of the page's folder (see _LINKS).
     names = _GLOBALS.get(template)
     if names is None:
         names = _GLOBALS[template] = dict(template.globals)
-    url = _links(page.path, page.context.get("link_base")).url
+    url = _url(page.path, page.context.get("link_base"))
     context = template.new_context({**names, **shared, **page.context, "page_path": page.path, "url": url},
                                    shared=True)
     try:

@@ -13,6 +13,7 @@ from operator import itemgetter
 
 import numpy as np
 
+from papercat.memo import Memo
 from papercat.parallel import parallel_map
 from papercat.text import WEB_ENDINGS, may_hold_web_address
 
@@ -366,19 +367,8 @@ def _pieces(chunk: str) -> tuple[_Piece, ...]:
     return tuple(_BREAK if mark else (word, _word(word)) for word, mark in _PIECE.findall(chunk))
 
 
-class _ChunkPieces(dict):
-    """``_pieces`` of each chunk of text met, by chunk: most chunks recur; a hit is a plain dict lookup."""
-
-    MAX = 1 << 18  # chunks held; past this it starts afresh
-
-    def __missing__(self, chunk: str) -> tuple[_Piece, ...]:
-        if len(self) >= self.MAX:
-            self.clear()
-        found = self[chunk] = _pieces(chunk)
-        return found
-
-
-_CHUNK_PIECES = _ChunkPieces()
+# Each chunk's pieces: most chunks recur. At most 2**18 chunks held.
+_CHUNK_PIECES = Memo(_pieces, 1 << 18)
 
 
 def _sentences(text: str) -> list[str]:
