@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import TypeVar
+
+import numpy as np
 
 from .abstract import RenderedAbstract, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
@@ -18,9 +21,11 @@ from .listing import Listing
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue, paper_order
 from .overrides import Override
 from .paper_map import places as map_places
-from .parallel import started
+from .parallel import parallel_map, started
 from .progress import Stage
 from .text import folded
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -35,13 +40,19 @@ class _Merged:
 @paused_gc()
 def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
                  overrides: dict[str, Override] | None = None,
-                 cache: Cache | None = None, bar: Stage | None = None) -> tuple[Catalog, list[Problem]]:
+                 cache: Cache | None = None, bar: Stage | None = None,
+                 arrival: Sequence[str] = ()) -> tuple[Catalog, list[Problem]]:
     """Merge listings into papers (duplicates become one paper) and enrich them.
 
-    With a ``cache``, results computed by an earlier build from the same inputs are reused.
-    ``bar`` counts the papers of each pass (abstracts, titles, keyphrases, related, topics).
+    ``arrival`` lists paper ids oldest first (``News.oldest_first``; papers it leaves out come after
+    it, in reading order): keyphrases and related papers weigh words by the oldest papers (see
+    ``keyphrases.reference_count``). With a ``cache``, results computed by an earlier build from the
+    same inputs are reused. ``bar`` counts the papers of each pass (abstracts, titles, keyphrases,
+    related, topics).
     """
     merged, venues, venue_order, problems = merge_listings(listings)
+    position = {m.id: n for n, m in enumerate(merged)}
+    oldest = list(dict.fromkeys([position[i] for i in arrival if i in position] + list(range(len(merged)))))
     overrides = overrides or {}
     cache = cache or Cache()
     bar = bar or Stage("enriching")
@@ -57,11 +68,10 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
     keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
     bar.restart("keyphrases")
-    phrases, counted = _keyphrases(docs, keys, cache, bar)
+    phrases, counted = _keyphrases(docs, keys, oldest, cache, bar)
     bar.restart("related papers")
     order = paper_order(list(venues.values()), venue_order, {m.id: m.found[0][1] for m in merged})
-    position = {m.id: n for n, m in enumerate(merged)}
-    near, places = _related(docs, keys, phrases, counted, [position[i] for i in order], cache, bar)
+    near, places = _related(docs, keys, phrases, counted, [position[i] for i in order], oldest, cache, bar)
     bar.restart("topics")
     taxonomy_key = digest(repr(taxonomy))
     matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
@@ -115,31 +125,55 @@ def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache,
     return unique_titles(first, [m.abstract for m in merged], keep=given)
 
 
-def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], cache: Cache,
+def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int], cache: Cache,
                 bar: Stage) -> tuple[list[tuple[str, ...]], dict[bytes, related.PaperTerms]]:
-    """Return every paper's keyphrases: each paper analysed alone (cached), then picked across the catalog.
+    """Return every paper's keyphrases: each paper analysed alone (cached), then picked against the
+    statistics of the oldest papers (``oldest``: positions by arrival; see ``keyphrases.reference_count``).
 
-    ``keys`` are the papers' ``digest(title, abstract)``. Also return the terms of the papers analysed
-    now, by key: counted in the same pass over their words, for ``_related``.
+    ``keys`` are the papers' ``digest(title, abstract)``. Each paper's picks are cached under the
+    reference's keys too, so a new listing's papers alone are analysed and picked, against the
+    statistics cached. Also return the terms of the papers analysed now, by key: counted in the same
+    pass over their words, for ``_related``.
     """
     memo = cache.stage("keyphrases-catalog", list, single=True)
-    key = digest_of(_doc_parts("keyphrases", keys))
+    key = digest_of(_doc_parts("keyphrases", keys, oldest=oldest))
     found = memo.get(key)
     if found is not None:
         bar.advance(len(docs))
         return found, {}
-    stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
-    analyses, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
-                                       list(zip(keys, docs)), itemgetter(0), bar.advance)
-    bar.note("picking keyphrases")
-    found = keyphrases.pick(analyses)
-    memo.put(key, found)
-    stage.close()
-    return found, counted
+    reference = oldest[:keyphrases.reference_count(len(oldest))]
+    signature = digest_of(_doc_parts("reference", [keys[row] for row in reference]))
+    picks = cache.stage("picks", tuple)
+    picked = [picks.get(digest(signature, k)) for k in keys]
+    todo = [row for row, done in enumerate(picked) if done is None]
+    statistics = cache.stage("keyphrase-statistics", keyphrases.Statistics, single=True)
+    stats = statistics.get(signature) if todo else None
+    need = sorted({*todo, *reference}) if stats is None and todo else todo
+    bar.advance(len(docs) - len(need))
+    if need is not todo:  # every paper of the reference is analysed (or its analysis read)
+        stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
+        analysed, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
+                                           [(keys[row], docs[row]) for row in need], itemgetter(0), bar.advance)
+        stage.close()
+        by_row = dict(zip(need, analysed))
+        bar.note("picking keyphrases")
+        stats = keyphrases.statistics([by_row[row] for row in reference])
+        statistics.put(signature, stats)
+        new = [by_row[row] for row in todo]
+    else:  # only new papers: analysed now, and left out of the cache's analyses (kept for the next reference)
+        both = parallel_map(lambda row: related.analyse_with_terms(*docs[row]), todo, bar.advance)
+        counted = {keys[row]: terms for row, (_, terms) in zip(todo, both)}
+        bar.note("picking keyphrases")
+        new = [analysis for analysis, _ in both]
+    for row, found in zip(todo, keyphrases.pick(new, stats=stats) if todo else []):
+        picked[row] = found
+        picks.put(digest(signature, keys[row]), found)
+    memo.put(key, picked)
+    return picked, counted
 
 
 def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
-             counted: dict[bytes, related.PaperTerms], rows: list[int], cache: Cache,
+             counted: dict[bytes, related.PaperTerms], rows: list[int], oldest: list[int], cache: Cache,
              bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
     """Return every paper's related papers and the places on the map of papers ``rows`` (catalog order).
 
@@ -147,7 +181,7 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     ``_keyphrases``), then compared across the catalog.
     """
     near_memo = cache.stage("related-catalog", list, single=True)
-    near_key = digest_of(_doc_parts("related", keys, phrases))
+    near_key = digest_of(_doc_parts("related", keys, phrases, oldest))
     map_memo = cache.stage("map", list, single=True)
     map_key = digest_of(_doc_parts("map", [keys[r] for r in rows]))
     near, places = near_memo.get(near_key), map_memo.get(map_key)
@@ -165,7 +199,7 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     if near is None:  # the map, unless cached, is made in a worker process while this one compares papers
         bar.note("comparing papers")
         with started(place) if cached is None else nullcontext(lambda: cached) as placed:
-            near, places = related.relate_beside(docs, terms, phrases, placed)
+            near, places = _relations(docs, keys, phrases, terms, oldest, cache, placed)
         near_memo.put(near_key, near)
     else:  # only the map is missing
         bar.note("placing papers on the map")
@@ -176,14 +210,46 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     return near, places
 
 
-def _doc_parts(stage: str, keys: list[bytes],
-               phrases: list[tuple[str, ...]] | None = None) -> Iterator[str | bytes]:
-    """Yield the parts of a catalog-wide cache key: every paper's ``digest(title, abstract)``, and each
-    paper's keyphrases."""
+def _relations(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
+               terms: list[related.PaperTerms], oldest: list[int], cache: Cache,
+               beside: Callable[[], T]) -> tuple[list[tuple[Related, ...]], T]:
+    """Return every paper's related papers (by position) and ``beside()``.
+
+    When the last build's papers, under the same reference, are the oldest ones now, in the same
+    order in the catalog, only the new ones are compared with all (``related.extend``).
+    """
+    memo = cache.stage("related-state", tuple, single=True)
+    reference = oldest[:keyphrases.reference_count(len(oldest))]
+    key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
+    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations)
+    earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
+    if earlier is not None:
+        relations, other = related.extend(earlier, docs, [terms[row] for row in oldest[len(earlier.near):]],
+                                          phrases, oldest, beside)
+    else:
+        relations, other = related.relate_beside(docs, terms, phrases, beside, order=oldest)
+    memo.put(key, (b"".join(keys[row] for row in oldest), relations))
+    return relations.found(oldest), other
+
+
+def _extends(held: bytes, rank: tuple[int, ...], keys: list[bytes], oldest: list[int]) -> bool:
+    """Return whether the papers ``held`` (keys joined, oldest first) are the oldest papers now, in the
+    catalog in the order ``rank`` gave them."""
+    earlier = oldest[:len(rank)]
+    return (len(held) == 32 * len(rank) <= 32 * len(oldest) and held == b"".join(keys[row] for row in earlier)
+            and np.array_equal(np.argsort(rank, kind="stable"), np.argsort(earlier, kind="stable")))
+
+
+def _doc_parts(stage: str, keys: list[bytes], phrases: list[tuple[str, ...]] | None = None,
+               oldest: list[int] | None = None) -> Iterator[str | bytes]:
+    """Yield the parts of a catalog-wide cache key: every paper's ``digest(title, abstract)``, each
+    paper's keyphrases, and the papers' order of arrival."""
     yield f"{stage} {len(keys)}"
     yield b"".join(keys)  # digests are all of one length
     if phrases is not None:
         yield repr(phrases)  # one part, not one per keyphrase: a repr tells apart what differs
+    if oldest is not None:
+        yield repr(oldest)
 
 
 def _papers(merged: list[_Merged], rendered: list[RenderedAbstract], titles: list[str],

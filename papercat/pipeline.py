@@ -196,11 +196,12 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
              paths.cache if paths.cache is not None else "none")
     clock.lap("read")
     with progress.stage("enriching", unit="papers") as bar:
-        catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides, cache, bar)
-        problems += found
         ids = listing_ids(content.listings)
         history = update_history(content.history, ids, source_date())
         news = make_news(history, ids)
+        catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides, cache, bar,
+                                      news.oldest_first)
+        problems += found
         problems += unknown_ids(content.overrides, {p.id for p in catalog.papers}, content.overrides_path)
     clock.lap("enrich")
     errors = [p for p in problems if not p.warning]

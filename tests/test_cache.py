@@ -43,9 +43,10 @@ NEW = [
     ("We audit the safety of language model agents with GuardAgent-style guardrails and show that "
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
-STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrases-catalog", "related", "related-catalog",
-          "map", "search", "search-catalog", "search-names", "site"]
-SINGLE = ["keyphrases-catalog", "related-catalog", "map", "search-catalog", "site"]  # one entry each
+STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "keyphrases-catalog",
+          "related", "related-catalog", "related-state", "map", "search", "search-catalog", "search-names", "site"]
+SINGLE = ["keyphrase-statistics", "keyphrases-catalog", "related-catalog", "related-state", "map", "search-catalog",
+          "site"]  # one entry each
 
 
 def listing(header: str, abstracts: list[str]) -> str:
@@ -169,6 +170,51 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(plain, tmp_path / "plain")
     assert tree(tmp_path / "plain") == tree(tmp_path / "site")
+
+
+def zipf_abstracts(n: int, seed: int) -> list[str]:
+    """Return n abstracts of made-up words drawn by Zipf's law: every paper weakly like many others."""
+    rng = random.Random(seed)
+    words = [f"{a}{b}{c}" for a in ("ka", "lo", "mi", "nu", "po") for b in ("ra", "se", "ti", "vo")
+             for c in ("n", "m", "l", "x", "z")]  # 100 words
+    weights = [1 / (rank + 2) for rank in range(len(words))]
+    return [". ".join(" ".join(rng.choices(words, weights, k=9)).capitalize() for _ in range(4)) + "."
+            for _ in range(n)]
+
+
+def test_a_listing_added_past_the_reference_is_compared_with_the_catalog_alone(make_content, tmp_path, calls,
+                                                                               monkeypatch):
+    """Once a catalog weighs words by its oldest papers (here 16 of 20), a new listing's papers alone are
+    picked and compared: the earlier papers keep their keyphrases and scores, and the site is the one a
+    build without a cache makes."""
+    monkeypatch.setattr(keyphrases, "REFERENCE_MIN", 4)
+    monkeypatch.setattr(related, "extend", _counting(related.extend, "extend", calls))
+    old, new = zipf_abstracts(20, 1), zipf_abstracts(6, 2)
+    folder = make_content({"a.txt": listing("ICML 2025 Papers", old)})
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    before = run(folder, tmp_path / "before")
+    (folder / "listings" / "0-new.txt").write_text(listing("ICLR 2026 Papers", new), encoding="utf-8")  # read first
+    for more in range(2):  # a second listing extends what the first extended
+        calls.clear()
+        after = run(folder, tmp_path / "site", tmp_path / "cache")
+        assert calls["pick"] == calls["extend"] == 1 and calls["relate_beside"] == 0, calls
+        assert calls["analyse_with_terms"] == len(new)
+        plain = make_content({}, name=f"content{more}")
+        shutil.copytree(folder, plain, dirs_exist_ok=True)  # its history.yaml too: papers arrive in one order
+        run(plain, tmp_path / f"plain{more}")
+        assert tree(tmp_path / f"plain{more}") == tree(tmp_path / "site")
+        (folder / "listings" / "1-more.txt").write_text(listing("COLM 2026 Papers", zipf_abstracts(3, 3)),
+                                                        encoding="utf-8")
+        new = zipf_abstracts(3, 3)
+    earlier = {p.id: p for p in before.catalog.papers}
+    later = {p.id: p for p in after.catalog.papers}
+    assert all(later[pid].keyphrases == earlier[pid].keyphrases for pid in earlier)
+    gained = 0
+    for pid, paper in earlier.items():
+        kept = [r for r in later[pid].related if r.id in earlier]
+        assert kept == list(paper.related[:len(kept)]), "an earlier pair keeps its score and place"
+        gained += len(kept) < len(later[pid].related)
+    assert gained, "some earlier paper is now related to a new one"
 
 
 @pytest.mark.parametrize("kept", ["keyphrases", "related"])

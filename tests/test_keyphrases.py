@@ -10,7 +10,15 @@ from itertools import accumulate
 
 import pytest
 
-from papercat.enrich.keyphrases import analyse, extract_keyphrases, fold_plural, pick, term_runs
+from papercat.enrich.keyphrases import (
+    analyse,
+    extract_keyphrases,
+    fold_plural,
+    pick,
+    reference_count,
+    statistics,
+    term_runs,
+)
 from tests.conftest import ROOT
 
 # Words no keyphrase may start or end with, listed here independently of the module's own lists.
@@ -228,6 +236,41 @@ def test_an_analysis_depends_on_its_paper_alone_and_survives_pickling(bundled, b
     assert pick(analyses[::-1]) == bundled_phrases[::-1]  # document frequencies do not depend on order
     # A paper's phrases are scored against the catalog it is picked in, not the one it was analysed in.
     assert pick(analyses[:10]) == extract_keyphrases(bundled[:10])
+
+
+@pytest.mark.parametrize(("papers", "reference"), [(1, 1), (4095, 4095), (4096, 4096), (20_000, 16_384),
+                                                   (32_767, 16_384), (32_768, 32_768), (50_000, 32_768)])
+def test_a_catalog_is_weighed_by_all_its_papers_then_by_the_oldest_power_of_two(papers, reference):
+    assert reference_count(papers) == reference
+
+
+def test_papers_outside_the_reference_are_picked_against_it(bundled, bundled_phrases):
+    analyses = [analyse(title, abstract) for title, abstract in bundled]
+    stats = statistics(analyses)
+    assert pick(analyses, stats=pickle.loads(pickle.dumps(stats))) == bundled_phrases
+    # Against the first 20 papers, a paper is picked the same alone or with others, in or out of them.
+    first = statistics(analyses[:20])
+    picked = pick(analyses, stats=first)
+    assert [pick([a], stats=first)[0] for a in analyses[15:25]] == picked[15:25]
+    assert picked[:20] == pick(analyses[:20])
+    assert picked[20:] != bundled_phrases[20:]  # their own words count as rare: the reference lacks them
+
+
+def test_a_phrase_with_a_word_the_reference_lacks_has_no_document_frequency():
+    stats = statistics([analyse("", "Reward models rank responses. Reward models help.")])
+    vocabulary, counts = stats.vocabulary, stats.counts
+    codes = vocabulary.codes([("reward",), ("reward", "model"), ("lattice",), ("lattice", "reward"),
+                              ("model", "lattice", "reward")])
+    assert counts.lookup(codes).tolist() == [1, 1, 0, 0, 0]
+    assert codes[2:].tolist() == [-1, -1, -1]  # never the code of a phrase it has, such as ("reward",)
+
+
+def test_a_name_new_to_the_reference_keeps_its_capitals_unless_the_paper_lowers_it():
+    stats = statistics([analyse("", "We train reward models. Reward models rank answers.")])
+    named = analyse("", "Our method, Lattice, beats reward models. We run Lattice twice.")
+    lowered = analyse("", "Our method, Lattice, beats reward models. A lattice of models.")
+    assert "lattice" in stats.proper_of(named) and "lattice" not in stats.proper_of(lowered)
+    assert stats.proper_of(analyse("", "Reward models rank answers.")) is stats.proper
 
 
 @pytest.mark.parametrize("address", ["anonymous.4open.science/r/RewardBench-7F3A",

@@ -9,6 +9,7 @@ from itertools import accumulate
 
 import pytest
 
+from papercat.enrich import keyphrases as keyphrases_module
 from papercat.enrich.keyphrases import analyse, extract_keyphrases, term_runs
 from papercat.enrich.related import (
     DECIMALS,
@@ -16,7 +17,9 @@ from papercat.enrich.related import (
     Related,
     _matrix,
     analyse_with_terms,
+    extend,
     relate,
+    relate_beside,
     related_papers,
     terms,
 )
@@ -201,7 +204,8 @@ def test_a_word_a_paper_spells_two_ways_is_one_term_named_by_its_commonest_spell
                  "Pretraining, pretraining lattice.", "Pretraining lattice."]
     assert terms("", abstracts[1]).words == (("pretraining", "pretraining", 1),
                                              ("pretraining", "pre-training", 1), ("lattice", "lattice", 1))
-    matrix, features = _matrix([terms("", abstract) for abstract in abstracts], [()] * len(abstracts))
+    matrix, columns = _matrix([terms("", abstract) for abstract in abstracts], [()] * len(abstracts))
+    features = columns.features
     assert features.names == ["pretraining", "lattice"]  # "pretraining" 4 times, "pre-training" twice
     rows = matrix.toarray().tolist()
     assert matrix.getnnz(axis=1).tolist() == [2] * 4
@@ -210,7 +214,8 @@ def test_a_word_a_paper_spells_two_ways_is_one_term_named_by_its_commonest_spell
 
 def test_the_columns_are_words_and_keyphrases_in_order_of_first_use_a_papers_words_first():
     docs = ["Reward model lattice.", "Ordinal feedback and reward model."]
-    matrix, features = _matrix([terms("", doc) for doc in docs], [("reward model",), ("ordinal feedback",)])
+    matrix, columns = _matrix([terms("", doc) for doc in docs], [("reward model",), ("ordinal feedback",)])
+    features = columns.features
     assert features.names == ["reward", "model", "lattice", "reward model", "ordinal", "feedback", "ordinal feedback"]
     assert features.phrase == [False, False, False, True, False, False, True]
     assert features.keys[3] == ("reward", "model")
@@ -220,7 +225,7 @@ def test_the_columns_are_words_and_keyphrases_in_order_of_first_use_a_papers_wor
 def test_a_spelling_used_once_in_many_papers_outweighs_one_used_twice_in_one():
     abstracts = ["Pre-training lattice.", "Pre-training lattice.", "Pre-training lattice.",
                  "Pretraining, pretraining lattice."]
-    _, features = _matrix([terms("", abstract) for abstract in abstracts], [()] * len(abstracts))
+    features = _matrix([terms("", abstract) for abstract in abstracts], [()] * len(abstracts))[1].features
     assert features.names == ["pre-training", "lattice"]  # "pre-training" 3 times, "pretraining" twice
 
 
@@ -229,6 +234,32 @@ def test_a_synthetic_catalog_of_three_thousand_papers():
     found = related_papers(docs, [()] * len(docs))
     check_invariants(found, len(docs), 5)
     assert sum(map(len, found)) > 0.9 * 5 * len(docs)
+
+
+@pytest.mark.parametrize("added", [1, 40])
+def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
+    """Papers added to a catalog past its reference (its oldest 128 of 300 here) are compared with all,
+    and the earlier papers' lists take them in: as relating all at once does, ties and copies included."""
+    monkeypatch.setattr(keyphrases_module, "REFERENCE_MIN", 64)
+    docs = synthetic(300, seed=7)
+    order = list(range(300))
+    random.Random(3).shuffle(order)  # arrival is not catalog order
+    docs[order[-1]] = docs[order[0]]  # the newest paper has the oldest one's abstract: never related to it
+    docs[order[1]] = docs[order[2]] = docs[order[-1]][0], docs[order[-1]][1][:200]  # ties with both
+    phrases = extract_keyphrases(docs)
+    keep = 300 - added
+    earlier = sorted(order[:keep])  # the earlier catalog: its papers in the same order
+    oldest = [earlier.index(row) for row in order[:keep]]
+    subset = [docs[row] for row in earlier]
+    held, _ = relate_beside(subset, [terms(*doc) for doc in subset], [phrases[row] for row in earlier],
+                            lambda: None, order=oldest)
+    held = pickle.loads(pickle.dumps(held))  # as the cache keeps it
+    grown, _ = extend(held, docs, [terms(*docs[row]) for row in order[keep:]], phrases, order, lambda: None)
+    whole, _ = relate_beside(docs, [terms(*doc) for doc in docs], phrases, lambda: None, order=order)
+    assert grown.near == whole.near and grown.found(order) == whole.found(order)
+    assert grown.rows == whole.rows
+    assert sum(x.index >= keep for near in whole.near[:keep] for x in near) > 0, "new papers entered old lists"
+    assert whole.near[-1] and all(x.index != 0 for x in whole.near[-1])
 
 
 # --- the split the build cache relies on: each paper's terms counted alone, compared across the catalog -----

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, count, pairwise
+from itertools import chain, count, pairwise, repeat
 from operator import itemgetter
 
 import numpy as np
@@ -17,9 +17,9 @@ from papercat.memo import Memo
 from papercat.parallel import parallel_map
 from papercat.text import WEB_ENDINGS, may_hold_web_address
 
-__all__ = ["PaperPhrases", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
-           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_size", "term_runs",
-           "word_keys"]
+__all__ = ["PaperPhrases", "Statistics", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
+           "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_count", "reference_size",
+           "statistics", "term_runs", "word_keys"]
 
 # Function words: a phrase never starts or ends with one, and they split candidate phrases.
 _FUNCTION = ["a", "about", "above", "across", "after", "again", "against", "all", "almost", "along", "also",
@@ -600,14 +600,18 @@ class _Vocabulary:
         return codes[first]
 
     def codes(self, keys: Sequence[_Key]) -> np.ndarray:
-        """Return phrases' codes: their words' key numbers plus one, BITS bits each."""
+        """Return phrases' codes: their words' key numbers plus one, BITS bits each; -1 for a phrase with a
+        word the vocabulary lacks."""
         if not keys:
             return np.zeros(0, np.int64)
         sizes = np.fromiter(map(len, keys), np.int64, len(keys))
         ends = np.cumsum(sizes)
-        numbers = np.fromiter(map(self.keys.__getitem__, chain.from_iterable(keys)), np.int64, int(ends[-1]))
+        numbers = np.fromiter(map(self.keys.get, chain.from_iterable(keys), repeat(-1)), np.int64, int(ends[-1]))
         after = np.repeat(ends, sizes) - np.arange(len(numbers)) - 1  # the words after each in its phrase
-        return np.add.reduceat((numbers + 1) << (self.BITS * after), ends - sizes)  # the bits never overlap
+        codes = np.add.reduceat((numbers + 1) << (self.BITS * after), ends - sizes)  # the bits never overlap
+        if numbers.min() < 0:  # a word the vocabulary lacks (counted as 0 bits) makes a phrase no code has
+            codes[np.minimum.reduceat(numbers, ends - sizes) < 0] = -1
+        return codes
 
 
 class _Counts:
@@ -641,9 +645,19 @@ class _Counts:
         self.codes, self.counts = codes[starts], np.add.reduceat(counts, starts) if len(codes) else counts
         self.pending, self.size = [], 0
 
+    def __getstate__(self) -> dict:
+        self.merge()
+        return {"codes": self.codes.tobytes(), "counts": self.counts.tobytes()}  # a cache holds no numpy objects
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__()  # type: ignore[misc]
+        self.codes = np.frombuffer(state["codes"], dtype=np.int64)
+        self.counts = np.frombuffer(state["counts"], dtype=np.int64)
+
     def lookup(self, codes: np.ndarray) -> np.ndarray:
-        """Return the document frequency of each code; every code looked up was counted."""
-        return self.counts[np.searchsorted(self.codes, codes)]
+        """Return the document frequency of each code: 0 for a code never counted."""
+        where = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
+        return np.where(self.codes[where] == codes, self.counts[where], 0) if len(self.codes) else 0 * codes
 
 
 # A candidate phrase of one paper: [weight, count, literal count, in title]. The weight sums its
@@ -846,7 +860,7 @@ def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: 
     return [key for _, key in picked]
 
 
-def _display(spellings: dict[tuple[str, ...], int], proper: set[str]) -> str:
+def _display(spellings: dict[tuple[str, ...], int], proper: frozenset[str]) -> str:
     """Write a phrase as the paper writes it most often, in lowercase but for names: "MoE quantization"."""
     # The most frequent spelling; on a tie the lowercase one ("oversensitivity" over "OverSenSitivity").
     best = next(iter(spellings)) if len(spellings) == 1 else min(
@@ -960,10 +974,50 @@ def reference_size(papers: int) -> int:
     return 1 << papers.bit_length()
 
 
-def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list[tuple[str, ...]]:
-    """Return each paper's ``k_min``-``k_max`` keyphrases, best first, scored against the whole catalog."""
-    vocabulary, counts, proper = _tokenize(papers)
-    size = reference_size(len(papers))
+REFERENCE_MIN = 4096  # a smaller catalog is its own reference: every paper counts
+
+
+def reference_count(papers: int) -> int:
+    """Return how many of a catalog's oldest papers (by arrival) its word statistics are counted over.
+
+    All of them below REFERENCE_MIN; from there on, the largest power of two the catalog reaches. So
+    until the catalog doubles, a new listing changes no statistic, and no keyphrase or related-paper
+    score of an earlier paper: its page changes only if a new paper is now among its closest.
+    """
+    return papers if papers < REFERENCE_MIN else 1 << (papers.bit_length() - 1)
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """What picking needs of the catalog, counted over its reference papers: their vocabulary, the
+    document frequency of each phrase, their proper nouns, and the size IDF divides."""
+
+    vocabulary: _Vocabulary
+    counts: _Counts
+    proper: frozenset[str]  # capitalised mid-sentence, never lowercase
+    size: int
+
+    def proper_of(self, paper: PaperPhrases) -> frozenset[str]:
+        """Return the proper nouns of the reference, and those of the paper's words it has never seen."""
+        new = [word for word in paper.proper if word not in self.vocabulary.keys]
+        if not new:
+            return self.proper
+        lowercase = {token[0] for token in paper.tokens if token[1].islower()}
+        return self.proper.union(word for word in new if word not in lowercase)
+
+
+def statistics(reference: Sequence[PaperPhrases]) -> Statistics:
+    """Return the statistics of the reference papers (see ``reference_count``)."""
+    vocabulary, counts, proper = _tokenize(reference)
+    return Statistics(vocabulary, counts, frozenset(proper), reference_size(len(reference)))
+
+
+def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8,
+         stats: Statistics | None = None) -> list[tuple[str, ...]]:
+    """Return each paper's ``k_min``-``k_max`` keyphrases, best first, scored against ``stats`` (by
+    default, those of ``papers`` themselves)."""
+    stats = stats or statistics(papers)
+    vocabulary, counts, size = stats.vocabulary, stats.counts, stats.size
 
     def pick_batch(start: int) -> list[tuple[str, ...]]:
         batch = papers[start:start + _PICK_BATCH]
@@ -975,6 +1029,7 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8) -> list
             phrases = paper.phrases
             keys = _select(_rank(phrases, dict(zip(phrases, idf))), phrases, k_min, k_max)
             spellings = paper.spellings(keys)
+            proper = stats.proper_of(paper)
             picked.append(tuple(dict.fromkeys(_display(spellings[key], proper) for key in keys)))
         return picked
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from typing import TypeVar
 
 import numpy as np
@@ -16,13 +17,15 @@ from papercat.enrich.keyphrases import (
     analyse_and_count_terms,
     count_terms,
     is_telling,
+    reference_count,
     reference_size,
     word_keys,
 )
 from papercat.parallel import map_beside, parallel_map
 from papercat.text import folded
 
-__all__ = ["PaperTerms", "Related", "analyse_with_terms", "relate", "relate_beside", "related_papers", "terms"]
+__all__ = ["PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate", "relate_beside",
+           "related_papers", "terms"]
 
 B = TypeVar("B")
 
@@ -67,10 +70,21 @@ class _Features:
         self.phrase.append(phrase)
         return len(self.names) - 1
 
-    def count_words(self, words: tuple[tuple[str, str, int], ...]) -> dict[int, int]:
-        """Return how often a paper uses each word (its ``PaperTerms.words``) by column, adding new words."""
+    def count_words(self, words: tuple[tuple[str, str, int], ...], spelled: bool = True) -> dict[int, int]:
+        """Return how often a paper uses each word (its ``PaperTerms.words``) by column, adding new words.
+
+        Unless ``spelled`` (a paper outside the reference), its spellings are not counted: a new word is
+        named as this paper spells it.
+        """
         counts: dict[int, int] = {}
         columns, names, spellings = self.words, self.names, self.spellings
+        if not spelled:
+            for key, name, times in words:
+                column = columns.get(key)
+                if column is None:
+                    column = columns[key] = self._add((key,), name, False)
+                counts[column] = counts.get(column, 0) + times
+            return counts
         for key, name, times in words:  # a loop kept lean: it runs for every word of every paper
             column = columns.get(key)
             if column is None:
@@ -98,12 +112,13 @@ class _Features:
     def settle_names(self, totals: np.ndarray) -> None:
         """Name each word by its most frequent spelling ("pretraining" over "pre-training" if more common).
 
-        ``totals`` is how often the catalog uses each column. ``count_words`` counts only the other
-        spellings of a word, so the first spelling's count is what they leave of its total.
+        ``totals`` is how often the reference papers use each column. ``count_words`` counts only the
+        other spellings of a word, so the first spelling's count is what they leave of its total.
         """
         for column, spellings in self.spellings.items():
             spellings[self.names[column]] = int(totals[column]) - sum(spellings.values())
             self.names[column] = min(spellings.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        self.spellings = {}  # settled: papers added later are named as they spell a new word
 
 
 @dataclass(frozen=True)
@@ -125,50 +140,112 @@ def analyse_with_terms(title: str, abstract: str) -> tuple[PaperPhrases, PaperTe
     return analysed, PaperTerms(*counts)
 
 
-def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], phrases: dict[tuple[str, ...], str],
-                  features: _Features) -> dict[int, int]:
-    """Return how often a paper uses each word and each catalog keyphrase (given by key), by column."""
-    counts = features.count_words(paper.words)
+def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], searched: dict[tuple[str, ...], str],
+                  names: dict[tuple[str, ...], str], features: _Features, spelled: bool) -> dict[int, int]:
+    """Return how often a paper uses each word, each ``searched`` keyphrase and each of its ``own``
+    keyphrases (given by key; ``names`` spells them), by column; ``spelled`` as ``count_words`` says."""
+    counts = features.count_words(paper.words, spelled)
     grams, columns = paper.grams, features.phrases
-    for gram in filter(phrases.__contains__, grams):  # a loop kept lean: most keyphrases have a column
+    for gram in filter(searched.__contains__, grams):  # a loop kept lean: most keyphrases have a column
         column = columns.get(gram)
-        counts[features.phrase_column(gram, phrases[gram]) if column is None else column] = grams[gram]
+        counts[features.phrase_column(gram, searched[gram]) if column is None else column] = grams[gram]
     for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
-        if key not in grams:  # else counted as one of its n-grams
-            counts.setdefault(features.phrase_column(key, phrases[key]), 1)
+        if key not in grams or key not in searched:  # else counted as one of its n-grams
+            counts.setdefault(features.phrase_column(key, names[key]), grams.get(key, 1))
     return counts
 
 
-def _matrix(papers: Sequence[PaperTerms],
-            keyphrases: Sequence[Sequence[str]]) -> tuple[sparse.csr_matrix, _Features]:
-    """Return the l2-normalised TF-IDF matrix (papers x terms), sublinear in counts, and its columns."""
-    distinct = list(dict.fromkeys(phrase for own in keyphrases for phrase in own))
-    # Each distinct keyphrase's key: its words' keys ("Reward models" -> ("reward", "model")).
-    keys = dict(zip(distinct, parallel_map(word_keys, distinct)))
-    phrases: dict[tuple[str, ...], str] = {}  # each key's first spelling
-    for phrase, key in keys.items():
-        if key:
-            phrases.setdefault(key, phrase)
-    features = _Features()
-    rows, columns, counts = [], [], []
-    for row, (paper, own) in enumerate(zip(papers, keyphrases)):
-        own_keys = [keys[phrase] for phrase in own if keys[phrase]]
-        found = _paper_counts(paper, own_keys, phrases, features)
-        rows.extend([row] * len(found))
-        columns.extend(found)
-        counts.extend(found.values())
-    rows_a = np.array(rows, dtype=np.int64)
-    columns_a = np.array(columns, dtype=np.int64)
-    features.settle_names(np.bincount(columns_a, weights=counts, minlength=len(features.names)))
-    df = np.bincount(columns_a, minlength=len(features.names))
-    idf = np.log(reference_size(len(papers)) / (1 + df)) + 1.0
-    idf[np.array(features.phrase, dtype=bool)] *= PHRASE_BOOST
-    data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * idf[columns_a]
-    norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(papers)))
-    data /= np.where(norms > 0, norms, 1.0)[rows_a]
-    matrix = sparse.csr_matrix((data, (rows_a, columns_a)), shape=(len(papers), len(features.names)))
-    matrix.sort_indices()  # sorted terms make cosine(a, b) and cosine(b, a) sum in the same order
-    return matrix, features
+@dataclass
+class _Columns:
+    """The columns of a catalog's matrix and what weighs them: enough to add papers' rows later."""
+
+    features: _Features
+    size: int  # the reference_size of IDF
+    idf: np.ndarray = field(default_factory=lambda: np.zeros(0))  # by column, keyphrases boosted
+    phrase_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # keyphrase -> its words' keys
+    names: dict[tuple[str, ...], str] = field(default_factory=dict)  # each keyphrase key's first spelling
+    searched: dict[tuple[str, ...], str] = field(default_factory=dict)  # the reference's keyphrases, by key
+
+    def learn(self, keyphrases: Iterable[Sequence[str]]) -> None:
+        """Key and name the keyphrases not seen before ("Reward models" -> ("reward", "model"))."""
+        distinct = [phrase for phrase in dict.fromkeys(chain.from_iterable(keyphrases))
+                    if phrase not in self.phrase_keys]
+        self.phrase_keys.update(zip(distinct, parallel_map(word_keys, distinct)))
+        for phrase in distinct:
+            if self.phrase_keys[phrase]:
+                self.names.setdefault(self.phrase_keys[phrase], phrase)
+
+    def seek(self, keyphrases: Iterable[Sequence[str]]) -> None:
+        """Seek these (learnt) keyphrases in every paper's n-grams."""
+        for phrase in chain.from_iterable(keyphrases):
+            key = self.phrase_keys[phrase]
+            if key:
+                self.searched.setdefault(key, self.names[key])
+
+    def rows(self, papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
+             reference: int) -> tuple[list[int], list[int], list[int]]:
+        """Return (row, column, count) of each term of ``papers``, adding their new columns; the first
+        ``reference`` of them are reference papers (see ``_Features.count_words``)."""
+        self.learn(keyphrases)
+        rows, columns, counts = [], [], []
+        for row, (paper, own) in enumerate(zip(papers, keyphrases)):
+            own_keys = [self.phrase_keys[phrase] for phrase in own if self.phrase_keys[phrase]]
+            found = _paper_counts(paper, own_keys, self.searched, self.names, self.features, row < reference)
+            rows.extend([row] * len(found))
+            columns.extend(found)
+            counts.extend(found.values())
+        return rows, columns, counts
+
+    def weights(self, rows: list[int], columns: list[int], counts: list[int], papers: int) -> sparse.csr_matrix:
+        """Return the l2-normalised rows of TF-IDF weights made of ``rows``' terms; a column new since
+        the IDF was counted had no reference document."""
+        if len(self.idf) < len(self.features.names):
+            self.count(np.zeros(len(self.features.names) - len(self.idf), dtype=np.int64))
+        rows_a = np.array(rows, dtype=np.int64)
+        columns_a = np.array(columns, dtype=np.int64)
+        data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * self.idf[columns_a]
+        norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=papers))
+        data /= np.where(norms > 0, norms, 1.0)[rows_a]
+        matrix = sparse.csr_matrix((data, (rows_a, columns_a)), shape=(papers, len(self.features.names)))
+        matrix.sort_indices()  # sorted terms make cosine(a, b) and cosine(b, a) sum in the same order
+        return matrix
+
+    def count(self, df: np.ndarray) -> None:
+        """Weigh the columns from the next one on by their document frequencies ``df`` in the reference."""
+        idf = np.log(self.size / (1 + df)) + 1.0
+        idf[np.array(self.features.phrase[len(self.idf):], dtype=bool)] *= PHRASE_BOOST
+        self.idf = np.concatenate((self.idf, idf))
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "idf": self.idf.tobytes()}  # a cache file holds no numpy objects
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, idf=np.frombuffer(state["idf"], dtype=np.float64).copy())
+
+
+def _matrix(papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
+            order: Sequence[int] | None = None) -> tuple[sparse.csr_matrix, _Columns]:
+    """Return the l2-normalised TF-IDF matrix (papers x terms, in ``order``), sublinear in counts, and its
+    columns.
+
+    ``order`` gives the papers' positions oldest first (by default, as given): columns are numbered
+    as the papers bring them, and the document frequencies, the keyphrases sought in every paper and
+    the words' names come from the first ``reference_count`` papers alone, so that a paper's row
+    depends on them and on itself only.
+    """
+    order = range(len(papers)) if order is None else order
+    reference = reference_count(len(papers))
+    columns = _Columns(_Features(), reference_size(reference))
+    own = [keyphrases[row] for row in order]
+    columns.learn(own)
+    columns.seek(own[:reference])
+    rows, cols, counts = columns.rows([papers[row] for row in order], own, reference)
+    counted = int(np.searchsorted(np.array(rows, dtype=np.int64), reference))  # the reference's terms
+    reference_cols = np.array(cols[:counted], dtype=np.int64)
+    total = len(columns.features.names)
+    columns.features.settle_names(np.bincount(reference_cols, weights=counts[:counted], minlength=total))
+    columns.count(np.bincount(reference_cols, minlength=total))
+    return columns.weights(rows, cols, counts, len(papers)), columns
 
 
 def _duplicates(docs: Sequence[tuple[str, str]]) -> dict[int, list[int]]:
@@ -233,39 +310,60 @@ def _exact(products: sparse.csr_matrix) -> np.ndarray:
 
 
 def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicates: dict[int, list[int]],
-                beside: Callable[[], B]) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
+                rank: np.ndarray, beside: Callable[[], B],
+                floors: np.ndarray | None = None) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
     """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block by block,
-    and ``beside()``.
+    ties to the related paper of lower ``rank``, and ``beside()``.
+
+    With ``floors`` (one per earlier paper, the first ones: see ``_floor``), only the later papers
+    are ranked against all, and each earlier paper against the later ones whose score may reach its
+    floor: the pairs (earlier, later paper) are its top k of those.
 
     The blocks are independent, so worker processes share them (parallel.py) while this process runs ``beside``.
     """
     n = matrix.shape[0]
     scorer = _Scorer(matrix)
     step = max(1, BLOCK_CELLS // scorer.width)
-    blocks = [(start, min(n, start + step)) for start in range(0, n, step)]
-    found, other = map_beside(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, *block),
+    blocks = [(start, min(n, start + step)) for start in range(0 if floors is None else len(floors), n, step)]
+    found, other = map_beside(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, rank, floors,
+                                                              *block),
                               blocks, beside, min_items=2)
     return [pair for pairs in found for pair in pairs], other
 
 
 def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
-                      duplicates: dict[int, list[int]], start: int,
+                      duplicates: dict[int, list[int]], rank: np.ndarray, floors: np.ndarray | None, start: int,
                       stop: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
-    """Return the top k of papers start..stop-1, as ``_neighbours`` does."""
+    """Return the top k of papers start..stop-1, and the earlier papers' pairs with them, as ``_neighbours``
+    does."""
     scores = scorer.block(start, stop)
     scores[np.arange(start, stop), np.arange(stop - start)] = 0.0  # never related to itself
     for i in filter(duplicates.__contains__, range(start, stop)):
         scores[duplicates[i], i - start] = 0.0  # nor to another copy of itself
     mine, others = _shortlist(scores, k)
-    if not len(mine):
+    found = _top(matrix, features, mine + start, others, k, rank)
+    if floors is not None:
+        earlier, later = np.nonzero(scores[:len(floors)] >= floors[:, None])
+        found += _top(matrix, features, earlier, later + start, k, rank)
+    return found
+
+
+def _floor(scores: Sequence[float], k: int) -> float:
+    """Return the least float32 score by which a paper may enter the top k of one that has these ``scores``."""
+    return max(scores[k - 1] - _TOLERANCE if len(scores) >= k else 0.0, float(np.finfo(np.float32).tiny))
+
+
+def _top(matrix: sparse.csr_matrix, features: _Features, left: np.ndarray, others: np.ndarray, k: int,
+         rank: np.ndarray) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper of ``left``'s k best of
+    the ``others`` paired with it, best first, ties to the lower ``rank``, positive scores only."""
+    if not len(left):
         return []
-    left = mine + start
     products = _products(matrix, left, others)
     exact = np.round(_exact(products), DECIMALS)
-    # Each paper's shortlist best first, ties to the lower index; keep its first k positive scores.
-    order = np.lexsort((others, -exact, left))
+    order = np.lexsort((rank[others], -exact, left))
     left, others, exact = left[order], others[order], exact[order]
-    first = np.searchsorted(left, left)  # where each paper's shortlist starts
+    first = np.searchsorted(left, left)  # where each paper's pairs start
     keep = (np.arange(len(left)) - first < k) & (exact > 0)
     shared = _explain(products[order[keep]], features)
     return list(zip(left[keep].tolist(), others[keep].tolist(), exact[keep].tolist(), shared))
@@ -310,22 +408,92 @@ def related_papers(docs: Sequence[tuple[str, str]], keyphrases: Sequence[Sequenc
 
 
 def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
-           k: int = 5) -> list[tuple[Related, ...]]:
+           k: int = 5, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
     """Return related papers as ``related_papers`` does, given every paper's ``terms`` (maybe cached)."""
-    return relate_beside(docs, papers, keyphrases, lambda: None, k)[0]
+    return relate_beside(docs, papers, keyphrases, lambda: None, k, order)[0].found(order)
+
+
+@dataclass(frozen=True)
+class Relations:
+    """Every paper's related papers, with what it takes to add papers later (``extend``): all oldest first."""
+
+    near: tuple[tuple[Related, ...], ...]  # each paper's, by arrival; Related.index is by arrival too
+    rank: tuple[int, ...]  # each paper's position in the catalog then
+    columns: _Columns
+    rows: _Rows  # the TF-IDF matrix
+    k: int
+
+    def found(self, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
+        """Return the related papers by position in the catalog, given ``order`` (positions oldest first)."""
+        order = range(len(self.near)) if order is None else order
+        out: list[tuple[Related, ...]] = [()] * len(self.near)
+        for near, row in zip(self.near, order):
+            out[row] = tuple([Related(order[x.index], x.score, x.shared) for x in near])
+        return out
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A CSR matrix as plain bytes, for the cache (which holds no numpy objects)."""
+
+    shape: tuple[int, int]
+    data: bytes
+    indices: bytes
+    indptr: bytes
+
+    @classmethod
+    def of(cls, matrix: sparse.csr_matrix) -> _Rows:
+        return cls(matrix.shape, matrix.data.tobytes(), matrix.indices.astype(np.int64).tobytes(),
+                   matrix.indptr.astype(np.int64).tobytes())
+
+    def matrix(self, columns: int) -> sparse.csr_matrix:
+        """Return the matrix, widened to ``columns``."""
+        return sparse.csr_matrix((np.frombuffer(self.data, np.float64), np.frombuffer(self.indices, np.int64),
+                                  np.frombuffer(self.indptr, np.int64)), shape=(self.shape[0], columns))
 
 
 def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
-                  keyphrases: Sequence[Sequence[str]], beside: Callable[[], B],
-                  k: int = 5) -> tuple[list[tuple[Related, ...]], B]:
-    """Return ``relate(docs, papers, keyphrases, k)`` and ``beside()``, a catalog-wide step this process
-    runs while worker processes compare papers."""
+                  keyphrases: Sequence[Sequence[str]], beside: Callable[[], B], k: int = 5,
+                  order: Sequence[int] | None = None) -> tuple[Relations, B]:
+    """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside()``, a
+    catalog-wide step this process runs while worker processes compare papers.
+
+    ``order`` lists the papers' positions oldest first (by default, as given): see ``_matrix``.
+    """
+    order = range(len(docs)) if order is None else order
+    matrix, columns = _matrix(papers, keyphrases, order)
     k = max(0, min(k, len(docs) - 1))
     if not k:
-        return [() for _ in docs], beside()
-    matrix, features = _matrix(papers, keyphrases)
+        return Relations(((),) * len(docs), tuple(order), columns, _Rows.of(matrix), k), beside()
+    rank = np.array(order, dtype=np.int64)
+    pairs, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank, beside)
     out: list[list[Related]] = [[] for _ in docs]
-    pairs, other = _neighbours(matrix, features, k, _duplicates(docs), beside)
     for a, b, score, shared in pairs:
         out[a].append(Related(b, score, shared))
-    return [tuple(related) for related in out], other
+    return Relations(tuple(map(tuple, out)), tuple(order), columns, _Rows.of(matrix), k), other
+
+
+def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
+           keyphrases: Sequence[Sequence[str]], order: Sequence[int], beside: Callable[[], B]) -> tuple[Relations, B]:
+    """Return ``relate_beside(docs, all papers' terms, keyphrases, beside, relations.k, order)`` for a catalog
+    whose oldest papers are those of ``relations``, in the same order in the catalog, under the same
+    reference (see ``_matrix``): only the new papers' ``papers`` (terms, oldest first) are needed.
+
+    The earlier papers' rows and their pairs stay as they were; only the new papers are compared with
+    all, and an earlier paper's related papers change only where a new paper enters them.
+    """
+    earlier, k = len(relations.near), relations.k
+    columns = relations.columns
+    rows, cols, counts = columns.rows(papers, [keyphrases[row] for row in order[earlier:]], 0)
+    added = columns.weights(rows, cols, counts, len(papers))
+    matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
+    rank = np.array(order, dtype=np.int64)
+    floors = np.array([_floor([x.score for x in near], k) for near in relations.near], dtype=np.float32)
+    pairs, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank, beside,
+                               floors)
+    out: list[list[Related]] = [list(near) for near in relations.near] + [[] for _ in papers]
+    for a, b, score, shared in pairs:
+        out[a].append(Related(b, score, shared))
+    for a in {a for a, _, _, _ in pairs if a < earlier}:  # an earlier paper's pairs, old and new, best first
+        out[a] = sorted(out[a], key=lambda x: (-x.score, rank[x.index]))[:k]
+    return Relations(tuple(map(tuple, out)), tuple(order), columns, _Rows.of(matrix), k), other
