@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import TypeVar
 
 import numpy as np
 
@@ -24,8 +23,6 @@ from .paper_map import places as map_places
 from .parallel import parallel_map, started
 from .progress import Stage
 from .text import folded
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -135,12 +132,6 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int
     statistics cached. Also return the terms of the papers analysed now, by key: counted in the same
     pass over their words, for ``_related``.
     """
-    memo = cache.stage("keyphrases-catalog", list, single=True)
-    key = digest_of(_doc_parts("keyphrases", keys, oldest=oldest))
-    found = memo.get(key)
-    if found is not None:
-        bar.advance(len(docs))
-        return found, {}
     reference = oldest[:keyphrases.reference_count(len(oldest))]
     signature = digest_of(_doc_parts("reference", [keys[row] for row in reference]))
     picks = cache.stage("picks", tuple)
@@ -168,7 +159,6 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int
     for row, found in zip(todo, keyphrases.pick(new, stats=stats) if todo else []):
         picked[row] = found
         picks.put(digest(signature, keys[row]), found)
-    memo.put(key, picked)
     return picked, counted
 
 
@@ -178,16 +168,22 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     """Return every paper's related papers and the places on the map of papers ``rows`` (catalog order).
 
     Both come from each paper's terms, counted alone (cached, or ``counted`` already, by ``keys``: see
-    ``_keyphrases``), then compared across the catalog.
+    ``_keyphrases``), then compared across the catalog. The related papers are kept under the hash
+    of the reference papers (``oldest``: positions by arrival; see ``keyphrases.reference_count``):
+    when the last build's papers are the oldest ones now, in the same order in the catalog, only the
+    new ones are compared with all (``related.extend``).
     """
-    near_memo = cache.stage("related-catalog", list, single=True)
-    near_key = digest_of(_doc_parts("related", keys, phrases, oldest))
     map_memo = cache.stage("map", list, single=True)
     map_key = digest_of(_doc_parts("map", [keys[r] for r in rows]))
-    near, places = near_memo.get(near_key), map_memo.get(map_key)
-    if near is not None and places is not None:
+    cached = map_memo.get(map_key)
+    memo = cache.stage("related-state", tuple, single=True)
+    reference = oldest[:keyphrases.reference_count(len(oldest))]
+    key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
+    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations)
+    earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
+    if earlier is not None and len(earlier.rank) == len(docs) and cached is not None:
         bar.advance(len(docs))
-        return near, places
+        return earlier.found(oldest), cached
     stage = cache.stage("related", related.PaperTerms)
     terms = stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
                       counted)
@@ -195,41 +191,21 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     def place() -> list[tuple[int, int]]:
         return map_places([terms[r] for r in rows])
 
-    cached = places
-    if near is None:  # the map, unless cached, is made in a worker process while this one compares papers
-        bar.note("comparing papers")
-        with started(place) if cached is None else nullcontext(lambda: cached) as placed:
-            near, places = _relations(docs, keys, phrases, terms, oldest, cache, placed)
-        near_memo.put(near_key, near)
-    else:  # only the map is missing
-        bar.note("placing papers on the map")
-        places = place()
+    # The map, unless cached, is made in a worker process while this one compares papers.
+    with started(place) if cached is None else nullcontext(lambda: cached) as placed:
+        if earlier is not None and len(earlier.rank) == len(docs):
+            bar.note("placing papers on the map")
+            relations, places = earlier, placed()
+        else:
+            bar.note("comparing papers")
+            relations, places = (related.relate_beside(docs, terms, phrases, placed, order=oldest) if earlier is None
+                                 else related.extend(earlier, docs, [terms[row] for row in oldest[len(earlier.rank):]],
+                                                     phrases, oldest, placed))
+            memo.put(key, (b"".join(keys[row] for row in oldest), relations))
     if cached is None:
         map_memo.put(map_key, places)
     stage.close()
-    return near, places
-
-
-def _relations(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
-               terms: list[related.PaperTerms], oldest: list[int], cache: Cache,
-               beside: Callable[[], T]) -> tuple[list[tuple[Related, ...]], T]:
-    """Return every paper's related papers (by position) and ``beside()``.
-
-    When the last build's papers, under the same reference, are the oldest ones now, in the same
-    order in the catalog, only the new ones are compared with all (``related.extend``).
-    """
-    memo = cache.stage("related-state", tuple, single=True)
-    reference = oldest[:keyphrases.reference_count(len(oldest))]
-    key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
-    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations)
-    earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
-    if earlier is not None:
-        relations, other = related.extend(earlier, docs, [terms[row] for row in oldest[len(earlier.near):]],
-                                          phrases, oldest, beside)
-    else:
-        relations, other = related.relate_beside(docs, terms, phrases, beside, order=oldest)
-    memo.put(key, (b"".join(keys[row] for row in oldest), relations))
-    return relations.found(oldest), other
+    return relations.found(oldest), places
 
 
 def _extends(held: bytes, rank: tuple[int, ...], keys: list[bytes], oldest: list[int]) -> bool:
@@ -240,16 +216,14 @@ def _extends(held: bytes, rank: tuple[int, ...], keys: list[bytes], oldest: list
             and np.array_equal(np.argsort(rank, kind="stable"), np.argsort(earlier, kind="stable")))
 
 
-def _doc_parts(stage: str, keys: list[bytes], phrases: list[tuple[str, ...]] | None = None,
-               oldest: list[int] | None = None) -> Iterator[str | bytes]:
-    """Yield the parts of a catalog-wide cache key: every paper's ``digest(title, abstract)``, each
-    paper's keyphrases, and the papers' order of arrival."""
+def _doc_parts(stage: str, keys: list[bytes],
+               phrases: list[tuple[str, ...]] | None = None) -> Iterator[str | bytes]:
+    """Yield the parts of a catalog-wide cache key: every paper's ``digest(title, abstract)``, and each
+    paper's keyphrases."""
     yield f"{stage} {len(keys)}"
     yield b"".join(keys)  # digests are all of one length
     if phrases is not None:
         yield repr(phrases)  # one part, not one per keyphrase: a repr tells apart what differs
-    if oldest is not None:
-        yield repr(oldest)
 
 
 def _papers(merged: list[_Merged], rendered: list[RenderedAbstract], titles: list[str],

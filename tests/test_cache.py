@@ -43,10 +43,9 @@ NEW = [
     ("We audit the safety of language model agents with GuardAgent-style guardrails and show that "
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
-STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "keyphrases-catalog",
-          "related", "related-catalog", "related-state", "map", "search", "search-catalog", "search-names", "site"]
-SINGLE = ["keyphrase-statistics", "keyphrases-catalog", "related-catalog", "related-state", "map", "search-catalog",
-          "site"]  # one entry each
+STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "related", "related-state",
+          "map", "search", "search-catalog", "search-names", "site"]
+SINGLE = ["keyphrase-statistics", "related-state", "map", "search-catalog", "site"]  # one entry each
 
 
 def listing(header: str, abstracts: list[str]) -> str:
@@ -224,7 +223,7 @@ def test_papers_cached_in_one_per_paper_stage_only_give_the_same_site(content, t
     run(plain, tmp_path / "plain")
     # Keyphrases and terms are counted in one pass when a paper is analysed; here only one of the
     # two per-paper stages still knows the old papers, and the catalog-wide steps run again.
-    for name in {"keyphrases", "related"} - {kept} | {"keyphrases-catalog", "related-catalog", "map"}:
+    for name in {"keyphrases", "related"} - {kept} | {"keyphrase-statistics", "picks", "related-state", "map"}:
         (tmp_path / "cache" / f"{name}.bin").unlink()
     calls.clear()
     for listings in (folder, plain):
@@ -249,9 +248,9 @@ def test_entries_of_removed_papers_are_pruned(content, tmp_path):
     docs = {digest(p.title, p.text) for p in result.catalog.papers}
     for name in ("keyphrases", "related"):
         assert set(entries(tmp_path / "cache", name)) == docs
-    for name in ("titles", "topics", "search", "search-names"):
+    for name in ("titles", "topics", "picks", "search", "search-names"):
         assert len(entries(tmp_path / "cache", name)) == 7
-    for name in ("keyphrases-catalog", "related-catalog", "map", "search-catalog"):
+    for name in ("keyphrase-statistics", "related-state", "map", "search-catalog"):
         assert len(entries(tmp_path / "cache", name)) == 1
 
 

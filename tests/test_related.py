@@ -256,10 +256,12 @@ def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
     held = pickle.loads(pickle.dumps(held))  # as the cache keeps it
     grown, _ = extend(held, docs, [terms(*docs[row]) for row in order[keep:]], phrases, order, lambda: None)
     whole, _ = relate_beside(docs, [terms(*doc) for doc in docs], phrases, lambda: None, order=order)
-    assert grown.near == whole.near and grown.found(order) == whole.found(order)
-    assert grown.rows == whole.rows
-    assert sum(x.index >= keep for near in whole.near[:keep] for x in near) > 0, "new papers entered old lists"
-    assert whole.near[-1] and all(x.index != 0 for x in whole.near[-1])
+    assert grown.pairs == whole.pairs and grown.rows == whole.rows and grown.rank == whole.rank
+    found = whole.found(order)
+    assert grown.found(order) == found
+    assert sum(order.index(x.index) >= keep for row in order[:keep] for x in found[row]) > 0, \
+        "new papers entered old lists"
+    assert found[order[-1]] and all(x.index != order[0] for x in found[order[-1]])
 
 
 # --- the split the build cache relies on: each paper's terms counted alone, compared across the catalog -----

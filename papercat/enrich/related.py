@@ -315,7 +315,7 @@ def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicat
     """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block by block,
     ties to the related paper of lower ``rank``, and ``beside()``.
 
-    With ``floors`` (one per earlier paper, the first ones: see ``_floor``), only the later papers
+    With ``floors`` (one per earlier paper, the first ones: see ``_floors``), only the later papers
     are ranked against all, and each earlier paper against the later ones whose score may reach its
     floor: the pairs (earlier, later paper) are its top k of those.
 
@@ -346,11 +346,6 @@ def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _S
         earlier, later = np.nonzero(scores[:len(floors)] >= floors[:, None])
         found += _top(matrix, features, earlier, later + start, k, rank)
     return found
-
-
-def _floor(scores: Sequence[float], k: int) -> float:
-    """Return the least float32 score by which a paper may enter the top k of one that has these ``scores``."""
-    return max(scores[k - 1] - _TOLERANCE if len(scores) >= k else 0.0, float(np.finfo(np.float32).tiny))
 
 
 def _top(matrix: sparse.csr_matrix, features: _Features, left: np.ndarray, others: np.ndarray, k: int,
@@ -417,7 +412,7 @@ def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphr
 class Relations:
     """Every paper's related papers, with what it takes to add papers later (``extend``): all oldest first."""
 
-    near: tuple[tuple[Related, ...], ...]  # each paper's, by arrival; Related.index is by arrival too
+    pairs: _Pairs  # each paper's related papers, best first
     rank: tuple[int, ...]  # each paper's position in the catalog then
     columns: _Columns
     rows: _Rows  # the TF-IDF matrix
@@ -425,11 +420,38 @@ class Relations:
 
     def found(self, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
         """Return the related papers by position in the catalog, given ``order`` (positions oldest first)."""
-        order = range(len(self.near)) if order is None else order
-        out: list[tuple[Related, ...]] = [()] * len(self.near)
-        for near, row in zip(self.near, order):
-            out[row] = tuple([Related(order[x.index], x.score, x.shared) for x in near])
-        return out
+        order = range(len(self.rank)) if order is None else order
+        out: list[list[Related]] = [[] for _ in self.rank]
+        pairs = self.pairs
+        for a, b, score, shared in zip(pairs.left().tolist(), pairs.right().tolist(), pairs.scores().tolist(),
+                                       pairs.shared):
+            out[order[a]].append(Related(order[b], score, shared))
+        return list(map(tuple, out))
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Pairs of papers (paper, related paper, score, shared terms), as plain bytes but for the terms: a
+    cache file holds no numpy objects, and pickles a million of these fast."""
+
+    left_bytes: bytes
+    right_bytes: bytes
+    score_bytes: bytes
+    shared: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, left: np.ndarray, right: np.ndarray, scores: np.ndarray, shared: Sequence[tuple[str, ...]]) -> _Pairs:
+        return cls(left.astype(np.int64).tobytes(), right.astype(np.int64).tobytes(),
+                   scores.astype(np.float64).tobytes(), tuple(shared))
+
+    def left(self) -> np.ndarray:
+        return np.frombuffer(self.left_bytes, np.int64)
+
+    def right(self) -> np.ndarray:
+        return np.frombuffer(self.right_bytes, np.int64)
+
+    def scores(self) -> np.ndarray:
+        return np.frombuffer(self.score_bytes, np.float64)
 
 
 @dataclass(frozen=True)
@@ -463,14 +485,13 @@ def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
     order = range(len(docs)) if order is None else order
     matrix, columns = _matrix(papers, keyphrases, order)
     k = max(0, min(k, len(docs) - 1))
-    if not k:
-        return Relations(((),) * len(docs), tuple(order), columns, _Rows.of(matrix), k), beside()
     rank = np.array(order, dtype=np.int64)
-    pairs, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank, beside)
-    out: list[list[Related]] = [[] for _ in docs]
-    for a, b, score, shared in pairs:
-        out[a].append(Related(b, score, shared))
-    return Relations(tuple(map(tuple, out)), tuple(order), columns, _Rows.of(matrix), k), other
+    if k:
+        found, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank,
+                                   beside)
+    else:
+        found, other = [], beside()
+    return Relations(_best(found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
 
 
 def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
@@ -482,18 +503,35 @@ def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequen
     The earlier papers' rows and their pairs stay as they were; only the new papers are compared with
     all, and an earlier paper's related papers change only where a new paper enters them.
     """
-    earlier, k = len(relations.near), relations.k
+    earlier, k, held = len(relations.rank), relations.k, relations.pairs
     columns = relations.columns
     rows, cols, counts = columns.rows(papers, [keyphrases[row] for row in order[earlier:]], 0)
     added = columns.weights(rows, cols, counts, len(papers))
     matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
     rank = np.array(order, dtype=np.int64)
-    floors = np.array([_floor([x.score for x in near], k) for near in relations.near], dtype=np.float32)
-    pairs, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank, beside,
-                               floors)
-    out: list[list[Related]] = [list(near) for near in relations.near] + [[] for _ in papers]
-    for a, b, score, shared in pairs:
-        out[a].append(Related(b, score, shared))
-    for a in {a for a, _, _, _ in pairs if a < earlier}:  # an earlier paper's pairs, old and new, best first
-        out[a] = sorted(out[a], key=lambda x: (-x.score, rank[x.index]))[:k]
-    return Relations(tuple(map(tuple, out)), tuple(order), columns, _Rows.of(matrix), k), other
+    found, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank, beside,
+                               _floors(held, earlier, k))
+    old = list(zip(held.left().tolist(), held.right().tolist(), held.scores().tolist(), held.shared))
+    return Relations(_best(old + found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
+
+
+def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
+    """Return the least float32 score by which a paper may enter each of the first ``papers``' top k."""
+    left, scores = pairs.left(), pairs.scores()
+    first = np.searchsorted(left, np.arange(papers))
+    full = np.searchsorted(left, np.arange(papers), side="right") - first >= k
+    floors = np.zeros(papers)
+    floors[full] = scores[first[full] + k - 1] - _TOLERANCE
+    return np.maximum(floors, np.finfo(np.float32).tiny).astype(np.float32)
+
+
+def _best(pairs: list[tuple[int, int, float, tuple[str, ...]]], rank: np.ndarray, k: int) -> _Pairs:
+    """Return each paper's k best of ``pairs`` (all positive), best first, ties to the lower ``rank``."""
+    if not pairs:
+        return _Pairs.of(*(np.zeros(0),) * 3, ())
+    left, right, scores, shared = zip(*pairs)
+    left_a, right_a, scores_a = np.array(left, np.int64), np.array(right, np.int64), np.array(scores)
+    order = np.lexsort((rank[right_a], -scores_a, left_a))
+    left_a = left_a[order]
+    keep = order[np.arange(len(order)) - np.searchsorted(left_a, left_a) < k]
+    return _Pairs.of(np.array(left, np.int64)[keep], right_a[keep], scores_a[keep], [shared[n] for n in keep])
