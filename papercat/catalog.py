@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -17,10 +16,10 @@ from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
 from .errors import Problem
 from .listing import Listing
-from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue, paper_order
+from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
 from .paper_map import places as map_places
-from .parallel import parallel_map, started
+from .parallel import parallel_map
 from .progress import Stage
 from .text import folded
 
@@ -67,8 +66,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar.restart("keyphrases")
     phrases, counted = _keyphrases(docs, keys, oldest, cache, bar)
     bar.restart("related papers")
-    order = paper_order(list(venues.values()), venue_order, {m.id: m.found[0][1] for m in merged})
-    near, places = _related(docs, keys, phrases, counted, [position[i] for i in order], oldest, cache, bar)
+    near, places = _related(docs, keys, phrases, counted, oldest, cache, bar)
     bar.restart("topics")
     taxonomy_key = digest(repr(taxonomy))
     matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
@@ -77,7 +75,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     papers = _papers(merged, rendered, titles, phrases, near, matches, venues, overrides)
     topics = (*taxonomy, OTHER)
     return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order,
-                            dict(zip(order, places))), problems
+                            {m.id: place for m, place in zip(merged, places)}), problems
 
 
 def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Venue], dict[str, list[str]],
@@ -163,48 +161,44 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int
 
 
 def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
-             counted: dict[bytes, related.PaperTerms], rows: list[int], oldest: list[int], cache: Cache,
+             counted: dict[bytes, related.PaperTerms], oldest: list[int], cache: Cache,
              bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
-    """Return every paper's related papers and the places on the map of papers ``rows`` (catalog order).
+    """Return every paper's related papers and its place on the map, by position.
 
-    Both come from each paper's terms, counted alone (cached, or ``counted`` already, by ``keys``: see
-    ``_keyphrases``), then compared across the catalog. The related papers are kept under the hash
-    of the reference papers (``oldest``: positions by arrival; see ``keyphrases.reference_count``):
-    when the last build's papers are the oldest ones now, in the same order in the catalog, only the
-    new ones are compared with all (``related.extend``).
+    Both come from the papers' TF-IDF matrix, made of each paper's terms, counted alone (cached,
+    or ``counted`` already, by ``keys``: see ``_keyphrases``), and kept with the related papers and
+    the places under the hash of the reference papers (``oldest``: positions by arrival; see
+    ``keyphrases.reference_count``). When the last build's papers are the oldest ones now, in the
+    same order in the catalog, only the new ones are counted and compared with all
+    (``related.extend``); the map is laid out again beside.
     """
-    map_memo = cache.stage("map", list, single=True)
-    map_key = digest_of(_doc_parts("map", [keys[r] for r in rows]))
-    cached = map_memo.get(map_key)
     memo = cache.stage("related-state", tuple, single=True)
     reference = oldest[:keyphrases.reference_count(len(oldest))]
     key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
-    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations)
+    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places)
     earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
-    if earlier is not None and len(earlier.rank) == len(docs) and cached is not None:
+    if earlier is not None and len(earlier.rank) == len(docs):
         bar.advance(len(docs))
-        return earlier.found(oldest), cached
-    stage = cache.stage("related", related.PaperTerms)
-    terms = stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
-                      counted)
-
-    def place() -> list[tuple[int, int]]:
-        return map_places([terms[r] for r in rows])
-
-    # The map, unless cached, is made in a worker process while this one compares papers.
-    with started(place) if cached is None else nullcontext(lambda: cached) as placed:
-        if earlier is not None and len(earlier.rank) == len(docs):
-            bar.note("placing papers on the map")
-            relations, places = earlier, placed()
-        else:
-            bar.note("comparing papers")
-            relations, places = (related.relate_beside(docs, terms, phrases, placed, order=oldest) if earlier is None
-                                 else related.extend(earlier, docs, [terms[row] for row in oldest[len(earlier.rank):]],
-                                                     phrases, oldest, placed))
-            memo.put(key, (b"".join(keys[row] for row in oldest), relations))
-    if cached is None:
-        map_memo.put(map_key, places)
-    stage.close()
+        relations, placed = earlier, held[2]
+    elif earlier is not None:  # a new listing: its papers' terms were counted as they were analysed
+        new = oldest[len(earlier.rank):]
+        bar.advance(len(earlier.rank))
+        terms = [counted.get(keys[row]) or related.terms(*docs[row]) for row in new]
+        bar.advance(len(new))
+        bar.note("comparing papers")
+        relations, placed = related.extend(earlier, docs, terms, phrases, oldest, map_places)
+    else:
+        stage = cache.stage("related", related.PaperTerms)
+        terms = stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
+                          counted)
+        stage.close()
+        bar.note("comparing papers")
+        relations, placed = related.relate_beside(docs, terms, phrases, map_places, order=oldest)
+    if relations is not earlier:
+        memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed))
+    places: list[tuple[int, int]] = [(0, 0)] * len(docs)
+    for row, place in zip(oldest, placed):
+        places[row] = place
     return relations.found(oldest), places
 
 

@@ -1,22 +1,21 @@
 """A map of the papers: each paper placed in 2-D so that papers with similar words sit together.
 
-The words of each paper's title and abstract (``enrich.related.terms``' words) make a TF-IDF matrix; its
-two principal components (a truncated SVD of the centred matrix, ARPACK with a fixed start vector,
-signs fixed) give each paper a place, scaled into a square and rounded to whole units, so the same
-content always gives the same map. The places are worked out while enriching (catalog.py), from the
-terms the related papers are found with; ``paper_map`` lays out the dots.
+The rows of the TF-IDF matrix the related papers are found with (``enrich.related``: words and
+keyphrases, weighed by the catalog's reference papers) give each paper its two principal components
+(a truncated SVD of the centred matrix, ARPACK with a fixed start vector, signs fixed), scaled into
+a square and rounded to whole units, so the same content always gives the same map. The places are
+worked out while enriching (catalog.py), beside the comparing of papers; ``paper_map`` lays out the
+dots.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, svds
 
-from .enrich.related import PaperTerms
 from .model import Catalog
 
 SIZE = 1000  # the map's viewBox is SIZE x SIZE units
@@ -52,31 +51,9 @@ class PaperMap:
 PALETTE = 16  # colours c0..c15 in style.css; topics beyond it share colours (the legend says which)
 
 
-def places(papers: Sequence[PaperTerms]) -> list[tuple[int, int]]:
-    """Return each paper's place (x, y) on the map, from its terms (``enrich.related.terms``)."""
-    return [(x, y) for x, y in scale(principal_components(tfidf(papers))).tolist()]
-
-
-def tfidf(papers: Sequence[PaperTerms]) -> sparse.csr_matrix:
-    """Return the l2-normalised TF-IDF matrix (papers x words) of the papers' words (n-grams aside)."""
-    columns: dict[str, int] = {}
-    rows, cols, counts = [], [], []
-    for row, paper in enumerate(papers):
-        for key, _, times in paper.words:  # a word spelt two ways is two entries, summed by csr_matrix
-            rows.append(row)
-            cols.append(columns.setdefault(key, len(columns)))
-            counts.append(times)
-    shape = (len(papers), max(1, len(columns)))
-    if not rows:
-        return sparse.csr_matrix(shape)
-    rows_a, cols_a = np.array(rows), np.array(cols)
-    df = np.bincount(cols_a, minlength=shape[1])
-    data = (1.0 + np.log(np.array(counts, dtype=np.float64))) * (np.log((1 + len(papers)) / (1 + df)) + 1.0)[cols_a]
-    norms = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=len(papers)))
-    data /= np.where(norms > 0, norms, 1.0)[rows_a]
-    matrix = sparse.csr_matrix((data, (rows_a, cols_a)), shape=shape)
-    matrix.sort_indices()
-    return matrix
+def places(matrix: sparse.csr_matrix) -> list[tuple[int, int]]:
+    """Return each paper's place (x, y) on the map, from its row of ``matrix`` (see the module's docstring)."""
+    return [(x, y) for x, y in scale(principal_components(matrix)).tolist()]
 
 
 def principal_components(matrix: sparse.csr_matrix, k: int = 2) -> np.ndarray:

@@ -44,8 +44,8 @@ NEW = [
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
 STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "related", "related-state",
-          "map", "search", "search-catalog", "search-names", "site"]
-SINGLE = ["keyphrase-statistics", "related-state", "map", "search-catalog", "site"]  # one entry each
+          "search", "search-catalog", "search-names", "site"]
+SINGLE = ["keyphrase-statistics", "related-state", "search-catalog", "site"]  # one entry each
 
 
 def listing(header: str, abstracts: list[str]) -> str:
@@ -223,7 +223,7 @@ def test_papers_cached_in_one_per_paper_stage_only_give_the_same_site(content, t
     run(plain, tmp_path / "plain")
     # Keyphrases and terms are counted in one pass when a paper is analysed; here only one of the
     # two per-paper stages still knows the old papers, and the catalog-wide steps run again.
-    for name in {"keyphrases", "related"} - {kept} | {"keyphrase-statistics", "picks", "related-state", "map"}:
+    for name in {"keyphrases", "related"} - {kept} | {"keyphrase-statistics", "picks", "related-state"}:
         (tmp_path / "cache" / f"{name}.bin").unlink()
     calls.clear()
     for listings in (folder, plain):
@@ -250,7 +250,7 @@ def test_entries_of_removed_papers_are_pruned(content, tmp_path):
         assert set(entries(tmp_path / "cache", name)) == docs
     for name in ("titles", "topics", "picks", "search", "search-names"):
         assert len(entries(tmp_path / "cache", name)) == 7
-    for name in ("keyphrase-statistics", "related-state", "map", "search-catalog"):
+    for name in ("keyphrase-statistics", "related-state", "search-catalog"):
         assert len(entries(tmp_path / "cache", name)) == 1
 
 

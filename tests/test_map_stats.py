@@ -11,9 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import sparse
 
-from papercat.enrich.related import terms
-from papercat.paper_map import SIZE, places, principal_components, short, tfidf
+from papercat.enrich.related import _matrix, terms
+from papercat.paper_map import SIZE, places, principal_components, short
 from papercat.pipeline import Paths, build
 from papercat.stats import SHADES, shade
 from tests.conftest import BUNDLED
@@ -189,13 +190,15 @@ def test_similar_papers_sit_closer_than_dissimilar_ones(make_content, tmp_path, 
 
 
 def test_layout_functions_are_deterministic_and_in_range():
-    papers = [terms("", text) for text in GRAPHS + ASTRONOMY]
-    points = places(papers)
-    assert places(papers) == points
+    def matrix(texts: list[str]) -> sparse.csr_matrix:
+        return _matrix([terms("", text) for text in texts], [()] * len(texts))[0]
+
+    points = places(matrix(GRAPHS + ASTRONOMY))
+    assert places(matrix(GRAPHS + ASTRONOMY)) == points
     assert all(0 <= c <= SIZE for point in points for c in point)
-    assert places([terms("", GRAPHS[0])]) == [(SIZE // 2, SIZE // 2)]
-    assert places([]) == []
-    assert principal_components(tfidf([])).shape == (0, 2)
+    assert places(matrix(GRAPHS[:1])) == [(SIZE // 2, SIZE // 2)]
+    assert places(matrix([])) == []
+    assert principal_components(matrix([])).shape == (0, 2)
 
 
 def test_short_labels_cut_at_a_word():

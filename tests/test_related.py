@@ -23,6 +23,7 @@ from papercat.enrich.related import (
     related_papers,
     terms,
 )
+from papercat.paper_map import places
 from tests.conftest import BUNDLED, ROOT
 
 
@@ -252,10 +253,11 @@ def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
     oldest = [earlier.index(row) for row in order[:keep]]
     subset = [docs[row] for row in earlier]
     held, _ = relate_beside(subset, [terms(*doc) for doc in subset], [phrases[row] for row in earlier],
-                            lambda: None, order=oldest)
+                            places, order=oldest)
     held = pickle.loads(pickle.dumps(held))  # as the cache keeps it
-    grown, _ = extend(held, docs, [terms(*docs[row]) for row in order[keep:]], phrases, order, lambda: None)
-    whole, _ = relate_beside(docs, [terms(*doc) for doc in docs], phrases, lambda: None, order=order)
+    grown, placed = extend(held, docs, [terms(*docs[row]) for row in order[keep:]], phrases, order, places)
+    whole, laid = relate_beside(docs, [terms(*doc) for doc in docs], phrases, places, order=order)
+    assert placed == laid, "the map of the whole catalog, laid out beside"
     assert grown.pairs == whole.pairs and grown.rows == whole.rows and grown.rank == whole.rank
     found = whole.found(order)
     assert grown.found(order) == found

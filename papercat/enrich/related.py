@@ -405,7 +405,7 @@ def related_papers(docs: Sequence[tuple[str, str]], keyphrases: Sequence[Sequenc
 def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
            k: int = 5, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
     """Return related papers as ``related_papers`` does, given every paper's ``terms`` (maybe cached)."""
-    return relate_beside(docs, papers, keyphrases, lambda: None, k, order)[0].found(order)
+    return relate_beside(docs, papers, keyphrases, lambda matrix: None, k, order)[0].found(order)
 
 
 @dataclass(frozen=True)
@@ -475,10 +475,11 @@ class _Rows:
 
 
 def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
-                  keyphrases: Sequence[Sequence[str]], beside: Callable[[], B], k: int = 5,
+                  keyphrases: Sequence[Sequence[str]], beside: Callable[[sparse.csr_matrix], B], k: int = 5,
                   order: Sequence[int] | None = None) -> tuple[Relations, B]:
-    """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside()``, a
-    catalog-wide step this process runs while worker processes compare papers.
+    """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside`` of the
+    TF-IDF matrix (a row per paper, oldest first): a catalog-wide step this process runs while worker
+    processes compare papers.
 
     ``order`` lists the papers' positions oldest first (by default, as given): see ``_matrix``.
     """
@@ -488,14 +489,15 @@ def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
     rank = np.array(order, dtype=np.int64)
     if k:
         found, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank,
-                                   beside)
+                                   lambda: beside(matrix))
     else:
-        found, other = [], beside()
+        found, other = [], beside(matrix)
     return Relations(_best(found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
 
 
 def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
-           keyphrases: Sequence[Sequence[str]], order: Sequence[int], beside: Callable[[], B]) -> tuple[Relations, B]:
+           keyphrases: Sequence[Sequence[str]], order: Sequence[int],
+           beside: Callable[[sparse.csr_matrix], B]) -> tuple[Relations, B]:
     """Return ``relate_beside(docs, all papers' terms, keyphrases, beside, relations.k, order)`` for a catalog
     whose oldest papers are those of ``relations``, in the same order in the catalog, under the same
     reference (see ``_matrix``): only the new papers' ``papers`` (terms, oldest first) are needed.
@@ -509,8 +511,8 @@ def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequen
     added = columns.weights(rows, cols, counts, len(papers))
     matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
     rank = np.array(order, dtype=np.int64)
-    found, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank, beside,
-                               _floors(held, earlier, k))
+    found, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank,
+                               lambda: beside(matrix), _floors(held, earlier, k))
     old = list(zip(held.left().tolist(), held.right().tolist(), held.scores().tolist(), held.shared))
     return Relations(_best(old + found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
 
