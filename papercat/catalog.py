@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -19,7 +20,7 @@ from .listing import Listing
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
 from .paper_map import places as map_places
-from .parallel import parallel_map
+from .parallel import MIN_ITEMS, parallel_map, started
 from .progress import Stage
 from .text import folded
 
@@ -65,13 +66,21 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
     bar.restart("keyphrases")
     phrases, counted = _keyphrases(docs, keys, oldest, cache, bar)
-    bar.restart("related papers")
-    near, places = _related(docs, keys, phrases, counted, oldest, cache, bar)
-    bar.restart("topics")
+    # The topics of papers the cache lacks (if enough to pay for a worker process) are found by a
+    # worker while this process builds the related papers' matrix alone (see _related).
     taxonomy_key = digest(repr(taxonomy))
-    matches = cache.stage("topics", tuple).map(lambda text: assign_topics(text, taxonomy),
-                                              [f"{title} {r.text}" for title, r in zip(titles, rendered)],
-                                              lambda text: digest(taxonomy_key, text), bar.advance)
+    texts = [f"{title} {r.text}" for title, r in zip(titles, rendered)]
+    topic_keys = [digest(taxonomy_key, text) for text in texts]
+    stage = cache.stage("topics", tuple)
+    missing = {key: text for key, text in zip(topic_keys, texts) if stage.get(key) is None}
+    alone = started(lambda: [assign_topics(text, taxonomy) for text in missing.values()])
+    with alone if len(missing) >= MIN_ITEMS else nullcontext(list) as found:
+        bar.restart("related papers")
+        near, places = _related(docs, keys, phrases, counted, oldest, cache, bar)
+        bar.restart("topics")
+        known = dict(zip(missing, found()))
+    matches = stage.map(lambda n: assign_topics(texts[n], taxonomy), range(len(texts)), topic_keys.__getitem__,
+                        bar.advance, known)
     papers = _papers(merged, rendered, titles, phrases, near, matches, venues, overrides)
     topics = (*taxonomy, OTHER)
     return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order,
