@@ -337,9 +337,20 @@ class Stage:
         if (not self.single and not self.rewrite and loaded and 0 < self.parts < MAX_PARTS
                 and loaded.keys() <= self.used.keys() and all(self.used[k] is v for k, v in loaded.items())):
             added = {k: v for k, v in self.used.items() if k not in loaded}
-            return _Part(pickle.dumps(added, protocol=pickle.HIGHEST_PROTOCOL), _NO_KEY, appended=True)
+            return _Part(_pickled_entries(added), _NO_KEY, appended=True)
         key = next(iter(self.used)) if self.single and len(self.used) == 1 else _NO_KEY
-        return _Part(pickle.dumps(self.used, protocol=pickle.HIGHEST_PROTOCOL), key, appended=False)
+        return _Part(_pickled_entries(self.used), key, appended=False)
+
+
+def _pickled_entries(entries: dict[bytes, Any]) -> bytes:
+    """Return a stage's entries pickled.
+
+    With the collector paused: pickling a record makes short-lived tuples and dicts, and the
+    collections they triggered walked the build's millions of objects (the related papers' entry, 5 MB,
+    took 0.9 s instead of 0.2 s at 20,000 papers).
+    """
+    with paused_gc():
+        return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @dataclass(frozen=True)
