@@ -534,6 +534,6 @@ def _best(pairs: list[tuple[int, int, float, tuple[str, ...]]], rank: np.ndarray
     left, right, scores, shared = zip(*pairs)
     left_a, right_a, scores_a = np.array(left, np.int64), np.array(right, np.int64), np.array(scores)
     order = np.lexsort((rank[right_a], -scores_a, left_a))
-    left_a = left_a[order]
-    keep = order[np.arange(len(order)) - np.searchsorted(left_a, left_a) < k]
-    return _Pairs.of(np.array(left, np.int64)[keep], right_a[keep], scores_a[keep], [shared[n] for n in keep])
+    ranked = left_a[order]
+    keep = order[np.arange(len(order)) - np.searchsorted(ranked, ranked) < k]  # the first k of each paper
+    return _Pairs.of(left_a[keep], right_a[keep], scores_a[keep], [shared[n] for n in keep])
