@@ -14,10 +14,11 @@ part, so the old ones are not pickled again; a file of MAX_PARTS parts, or one t
 is written whole. A stage the build did not open stays as it was. The folder may be deleted at
 any time; the next build just computes everything again.
 
-A step that works on the whole catalog (keyphrases scored across papers, related papers, the
-search files) has a single-entry stage keyed by the hash of all its inputs, so a rebuild with no
-change skips it; when it misses, the step's per-paper stage supplies the paper-by-paper part. Its
-header holds that key, so a miss reads only the header, not the last build's entry.
+A step that works on the whole catalog (the statistics keyphrases are picked against, related
+papers, the search files) has a single-entry stage keyed by the hash of its inputs (for the first
+two, those of the catalog's reference papers: see catalog.py), so a rebuild with no change skips
+it; when it misses, the step's per-paper stage supplies the paper-by-paper part. Its header holds
+that key, so a miss reads only the header, not the last build's entry.
 
 Payloads are pickles. The checksum is verified before unpickling, so a damaged file is never
 unpickled; it proves nothing about who wrote the file, though, so the unpickler also refuses every
