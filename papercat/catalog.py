@@ -146,9 +146,10 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int
     todo = [row for row, done in enumerate(picked) if done is None]
     statistics = cache.stage("keyphrase-statistics", keyphrases.Statistics, single=True)
     stats = statistics.get(signature) if todo else None
-    need = sorted({*todo, *reference}) if stats is None and todo else todo
+    counting = stats is None and bool(todo)  # the reference's statistics to count: all its papers analysed
+    need = sorted({*todo, *reference}) if counting else todo
     bar.advance(len(docs) - len(need))
-    if need is not todo:  # every paper of the reference is analysed (or its analysis read)
+    if counting:  # each analysis read from the cache, or made and kept there
         stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
         analysed, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
                                            [(keys[row], docs[row]) for row in need], itemgetter(0), bar.advance)

@@ -184,9 +184,8 @@ class _Columns:
 
     def rows(self, papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
              reference: int) -> tuple[list[int], list[int], list[int]]:
-        """Return (row, column, count) of each term of ``papers``, adding their new columns; the first
-        ``reference`` of them are reference papers (see ``_Features.count_words``)."""
-        self.learn(keyphrases)
+        """Return (row, column, count) of each term of ``papers``, whose ``keyphrases`` are learnt, adding
+        their new columns; the first ``reference`` of them are reference papers (see ``_Features.count_words``)."""
         rows, columns, counts = [], [], []
         for row, (paper, own) in enumerate(zip(papers, keyphrases)):
             own_keys = [self.phrase_keys[phrase] for phrase in own if self.phrase_keys[phrase]]
@@ -283,6 +282,11 @@ class _Scorer:
         return scores
 
 
+def _reachable(floor: np.ndarray) -> np.ndarray:
+    """Return the least float32 scores that may be an exact score of ``floor`` or more: positive ones."""
+    return np.maximum(floor - _TOLERANCE, np.finfo(np.float32).tiny)
+
+
 def _shortlist(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Return (column, row) of every positive score that may be among its column's k best once exact."""
     width, columns = scores.shape
@@ -292,7 +296,7 @@ def _shortlist(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         floor = np.partition(maxima, maxima.shape[1] - k, axis=1)[:, maxima.shape[1] - k]
     else:
         floor = np.zeros(columns, dtype=scores.dtype)
-    floor = np.maximum(floor - _TOLERANCE, np.finfo(np.float32).tiny)
+    floor = _reachable(floor)
     # Only the few chunks whose maximum reaches the floor are searched, not every cell.
     column, chunk = np.nonzero(maxima >= floor[:, None])
     hit, offset = np.nonzero(chunks[chunk, :, column] >= floor[column, None])
@@ -507,7 +511,9 @@ def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequen
     """
     earlier, k, held = len(relations.rank), relations.k, relations.pairs
     columns = relations.columns
-    rows, cols, counts = columns.rows(papers, [keyphrases[row] for row in order[earlier:]], 0)
+    new = [keyphrases[row] for row in order[earlier:]]
+    columns.learn(new)
+    rows, cols, counts = columns.rows(papers, new, 0)
     added = columns.weights(rows, cols, counts, len(papers))
     matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
     rank = np.array(order, dtype=np.int64)
@@ -523,8 +529,8 @@ def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
     first = np.searchsorted(left, np.arange(papers))
     full = np.searchsorted(left, np.arange(papers), side="right") - first >= k
     floors = np.zeros(papers)
-    floors[full] = scores[first[full] + k - 1] - _TOLERANCE
-    return np.maximum(floors, np.finfo(np.float32).tiny).astype(np.float32)
+    floors[full] = scores[first[full] + k - 1]
+    return _reachable(floors).astype(np.float32)
 
 
 def _best(pairs: list[tuple[int, int, float, tuple[str, ...]]], rank: np.ndarray, k: int) -> _Pairs:
