@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -114,12 +114,22 @@ def listing_ids(listings: tuple[Listing, ...]) -> list[ListingIds]:
             for listing in listings]
 
 
-def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
-                bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict) -> list[Staged]:
-    """Render every page and data file into ``staging``, advancing ``bar`` per page; return them staged.
+@dataclass(frozen=True)
+class DataFile:
+    """A file of the site made by a function rather than a template (papers.json, the search's doc shards)."""
 
-    Worker processes stage the pages as they render them; meanwhile this process stages the files
-    ``beside`` makes (the search index's) and papers.json.
+    path: str
+    make: Callable[[], bytes]
+    source: str  # what it is made from, for messages
+
+
+def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
+                bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict,
+                data: Sequence[DataFile] = ()) -> list[Staged]:
+    """Render every page and data file into ``staging``, advancing ``bar`` per file; return them staged.
+
+    Worker processes stage the pages and the ``data`` files (papers.json's too) as they make them;
+    meanwhile this process stages the files ``beside`` makes (the search index's).
     """
     bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
@@ -128,16 +138,22 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     if config.base_url:  # sitemaps and feeds are made of absolute URLs
         pages += feed_pages(catalog, news, config.title)
         pages += sitemap_pages([p.path for p in pages if p.path.endswith(".html") and p.path != urls.NOT_FOUND])
-    bar.set_total(len(pages))
-    for page in pages:  # before workers fork: each stages only its own pages
-        staging.claim(page.path, page.source or page.template)
+    # The largest file first, so that no worker is left with it at the end.
+    items: list[Page | DataFile] = [DataFile(urls.PAPERS_JSON, partial(papers_json, catalog), "the catalog"),
+                                    *data, *pages]
+    bar.set_total(len(items))
+    for item in items:  # before workers fork: each stages only its own files
+        staging.claim(item.path, item.source if isinstance(item, DataFile) else item.source or item.template)
     for template in dict.fromkeys(page.template for page in pages):  # compiled once, before workers fork
         _checked(paths, Page("", template), partial(env.get_template, template))
-    staged, more = map_beside(
-        lambda page: staging.stage(page.path, _checked(paths, page, lambda: render_page(env, page, shared))),
-        pages, lambda: [*(staging.add(path, data, "the search index") for path, data in beside().items()),
-                        staging.add(urls.PAPERS_JSON, papers_json(catalog), "the catalog")],
-        bar.advance)
+
+    def make(item: Page | DataFile) -> Staged:
+        if isinstance(item, DataFile):
+            return staging.stage(item.path, item.make())
+        return staging.stage(item.path, _checked(paths, item, lambda: render_page(env, item, shared)))
+
+    staged, more = map_beside(make, items, lambda: [staging.add(path, made, "the search index")
+                                                    for path, made in beside().items()], bar.advance)
     staged += more
     staged.append(staging.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt"))
     staged.append(staging.add(urls.NOJEKYLL, b"", "GitHub Pages"))
@@ -162,6 +178,11 @@ def _checked(paths: Paths, page: Page, make: Callable[[], T]) -> T:
 def index_files(work: SearchWork) -> dict[str, bytes]:
     """Return the search index's files by their path in the site."""
     return {f"{SEARCH_DIR}/{rel}": data for rel, data in sorted(work.files().items())}
+
+
+def search_data(work: SearchWork) -> list[DataFile]:
+    """Return the search files made of the documents alone (doc shards, facets), for any process to make."""
+    return [DataFile(f"{SEARCH_DIR}/{rel}", make, "the search index") for rel, make in work.doc_files()]
 
 
 def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str | None = None,
@@ -217,8 +238,9 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     # The files are staged as they are made, and moved into the output folder once all are made and
     # the build has not failed: leaving this block otherwise removes them again.
     with Staging(paths.out, write, digests=inputs is not None) as staging:
-        with progress.stage("rendering", unit="pages") as bar:
-            staged = render_site(catalog, content.config, paths, staging, news, bar, partial(index_files, work))
+        with progress.stage("rendering", unit="files") as bar:
+            staged = render_site(catalog, content.config, paths, staging, news, bar, partial(index_files, work),
+                                 search_data(work))
         del work
         clock.lap("render")
         if strict and warnings:

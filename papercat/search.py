@@ -14,8 +14,9 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate, chain, count
 from typing import Any
 
@@ -401,16 +402,19 @@ def _chunk_file(key: str) -> str:
 def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
                  cache: Cache | None = None, order: Sequence[str] = ()) -> dict[str, bytes]:
     """Return every file of the site's search/ folder by its path below search/ (docs in ``order``)."""
-    return search_work(catalog, target, cache, order).files()
+    work = search_work(catalog, target, cache, order)
+    return {**{path: make() for path, make in work.doc_files()}, **work.files()}
 
 
 @dataclass(frozen=True, eq=False)
 class SearchWork:
-    """The search documents, with the index and files made of them still to make (unless cached).
+    """The search documents, with the files made of them still to make.
 
-    ``search_work`` makes the documents (their names cached, in worker processes); ``files()`` the
-    rest, the documents' terms included, which the build runs while worker processes render the
-    pages (pipeline.py), so that no terms are held while the pages come back.
+    ``search_work`` makes the documents (their names cached, in worker processes). ``doc_files``
+    are made of the documents alone, each by its own function, so that any process may make them
+    (the build's page-rendering workers do). ``files()`` makes the index (the documents' terms
+    included) unless the cache has it; the build runs it while the workers render the pages
+    (pipeline.py), so that no terms are held while the pages come back.
     """
 
     catalog: Catalog
@@ -418,16 +422,23 @@ class SearchWork:
     target: int | None
     cache: Cache
     key: bytes
-    found: dict[str, bytes] | None  # the files, from the cache
+    found: dict[str, bytes] | None  # the index's files, from the cache
 
     @paused_gc()
     def files(self) -> dict[str, bytes]:
-        """Return the search files, made now unless the cache had them (and then remembered there)."""
+        """Return the index's files (chunks and manifest), made now unless the cache had them (and then
+        remembered there)."""
         if self.found is not None:
             return dict(self.found)
-        files = _search_files(self.catalog, self.docs, document_terms(self.docs, self.cache), self.target)
+        files = _index_files(self.catalog, self.docs, document_terms(self.docs, self.cache), self.target)
         self.cache.stage(_FILES_STAGE, dict, single=True).put(self.key, files)
         return dict(files)
+
+    def doc_files(self) -> list[tuple[str, Callable[[], bytes]]]:
+        """Return the files shown with results (the doc shards, then the facets), each with the function
+        that makes it."""
+        shards = [(f"docs/{n}.json", partial(_doc_shard, self.docs, n)) for n in range(_shards(len(self.docs)))]
+        return [*shards, ("facets.json", partial(_facets, self.catalog, self.docs))]
 
 
 _FILES_STAGE = "search-catalog"
@@ -436,10 +447,10 @@ _FILES_STAGE = "search-catalog"
 @paused_gc()
 def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
                 cache: Cache | None = None, order: Sequence[str] = ()) -> SearchWork:
-    """Return the search documents (those of ``order``, ids, first) and the files the cache has of them."""
+    """Return the search documents (those of ``order``, ids, first) and the index's files if the cache has them."""
     cache = cache or Cache()
     docs = search_docs(catalog, cache, order)
-    # The files are a function of the search documents, the venues and topics, and the target alone;
+    # The index is a function of the search documents, the venues and topics, and the target alone;
     # any other change to them is a change of code, which the cache's code fingerprint catches. Without
     # a cache nothing is looked up by the key, and hashing every document would be time lost.
     key = digest_of(_catalog_parts(catalog, docs, target)) if cache.enabled else bytes(32)
@@ -458,21 +469,12 @@ def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], target: int | None) 
         yield from (t.slug, t.name)
 
 
-def _search_files(catalog: Catalog, docs: list[SearchDoc], terms: list[DocTerms],
-                  target: int | None) -> dict[str, bytes]:
+def _index_files(catalog: Catalog, docs: list[SearchDoc], terms: list[DocTerms],
+                 target: int | None) -> dict[str, bytes]:
+    """Return the index's chunks and the manifest that finds them (and the other files)."""
     index = assemble_index([d.ref for d in docs], terms)
     chunks = split_index(index, target)
-    files: dict[str, bytes] = {}
-    for chunk, data in zip(chunks, _chunk_data(index, chunks)):
-        files[chunk.file] = data
-    for start in range(0, len(docs), DOC_SHARD_SIZE):
-        shard = [{"id": d.id, "title": d.title, "url": d.url, "venues": list(d.venues),
-                  "topics": list(d.topics), "text": d.text} for d in docs[start:start + DOC_SHARD_SIZE]]
-        files[f"docs/{start // DOC_SHARD_SIZE}.json"] = _dump(shard)
-    venue_numbers = {v.slug: i for i, v in enumerate(catalog.venues)}
-    topic_numbers = {t.slug: i for i, t in enumerate(catalog.topics)}
-    files["facets.json"] = _dump({"venues": [[venue_numbers[s] for s in d.venues] for d in docs],
-                                  "topics": [[topic_numbers[s] for s in d.topics] for d in docs]})
+    files = {chunk.file: data for chunk, data in zip(chunks, _chunk_data(index, chunks))}
     files["manifest.json"] = _dump({
         "version": FORMAT_VERSION,
         "lunr": LUNR_VERSION,
@@ -487,6 +489,25 @@ def _search_files(catalog: Catalog, docs: list[SearchDoc], terms: list[DocTerms]
         "topics": [[t.slug, t.name] for t in catalog.topics],
     })
     return files
+
+
+def _shards(docs: int) -> int:
+    """Return how many doc shards ``docs`` documents fill."""
+    return -(-docs // DOC_SHARD_SIZE)
+
+
+def _doc_shard(docs: list[SearchDoc], n: int) -> bytes:
+    """Return doc shard ``n``: what a result shows of each of its documents."""
+    return _dump([{"id": d.id, "title": d.title, "url": d.url, "venues": list(d.venues), "topics": list(d.topics),
+                   "text": d.text} for d in docs[n * DOC_SHARD_SIZE:(n + 1) * DOC_SHARD_SIZE]])
+
+
+def _facets(catalog: Catalog, docs: list[SearchDoc]) -> bytes:
+    """Return each document's venues and topics, by their number in the manifest, for the filters."""
+    venue_numbers = {v.slug: i for i, v in enumerate(catalog.venues)}
+    topic_numbers = {t.slug: i for i, t in enumerate(catalog.topics)}
+    return _dump({"venues": [[venue_numbers[s] for s in d.venues] for d in docs],
+                  "topics": [[topic_numbers[s] for s in d.topics] for d in docs]})
 
 
 def _chunk_data(index: Index, chunks: list[Chunk]) -> list[bytes]:

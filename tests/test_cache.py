@@ -77,7 +77,7 @@ def calls(monkeypatch) -> Counter:
     counts: Counter = Counter()
     targets = [(catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
                (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate_beside"),
-               (search, "doc_terms"), (search, "_search_files"), (search, "_coined_names")]
+               (search, "doc_terms"), (search, "_index_files"), (search, "_coined_names")]
     for module, name in targets:
         monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
     return counts
@@ -126,7 +126,7 @@ def test_the_bundled_catalog_is_the_same_from_a_warm_cache(tmp_path):
 def test_a_warm_rebuild_computes_nothing_and_writes_no_cache_file(content, tmp_path, calls):
     folder = content("c")
     run(folder, tmp_path / "site", tmp_path / "cache")
-    assert calls["render_abstract"] == 7 and calls["pick"] == 1 and calls["_search_files"] == 1
+    assert calls["render_abstract"] == 7 and calls["pick"] == 1 and calls["_index_files"] == 1
     before = snapshot(tmp_path / "cache")
     calls.clear()
     run(folder, tmp_path / "site", tmp_path / "cache")
@@ -164,7 +164,7 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     assert calls["terms"] == 0  # the new papers' terms are counted as they are analysed
     # The catalog-wide steps run again, once; a search document is analysed again only when its text
     # changed (a new paper, or keyphrases moved by the new papers' word counts).
-    assert calls["pick"] == calls["relate_beside"] == calls["_search_files"] == 1
+    assert calls["pick"] == calls["relate_beside"] == calls["_index_files"] == 1
     assert 2 <= calls["doc_terms"] <= 9
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(plain, tmp_path / "plain")
