@@ -32,6 +32,7 @@ from papercat import search
 from papercat.abstract import render_abstract
 from papercat.cache import paused_gc
 from papercat.enrich import keyphrases, related
+from papercat.enrich.names import method_names
 from papercat.enrich.titles import derive_title, unique_titles
 from papercat.enrich.topics import assign_topics
 from papercat.pipeline import read_content
@@ -73,7 +74,7 @@ def run(abstracts: list[str], taxonomy: tuple) -> tuple[dict[str, tuple[float, f
     search_docs = [search.SearchDoc(ref=str(n), id=str(n), title=title, url=f"/p/{n}/", venues=(),
                                     topics=tuple(m.slug for m in found), text=r.text,
                                     names=" ; ".join([names.get(m.slug, m.slug) for m in found]
-                                                     + list(own) + search.method_names(title, r.text)))
+                                                     + list(own) + method_names(title, r.text)))
                    for n, (title, r, own, found) in enumerate(zip(titles, rendered, phrases, matches))]
     doc_terms = timed("search.doc_terms", lambda: [search.doc_terms(d) for d in search_docs])
     index = timed("search.assemble_index", lambda: search.assemble_index([d.ref for d in search_docs],

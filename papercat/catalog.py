@@ -9,9 +9,10 @@ from operator import itemgetter
 
 import numpy as np
 
-from .abstract import RenderedAbstract, render_abstract
+from .abstract import RenderedAbstract, plain_text, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
 from .enrich import keyphrases, related
+from .enrich.names import method_names
 from .enrich.related import Related
 from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
@@ -64,24 +65,37 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     titles = _titles(merged, overrides, cache, bar)
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
     keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
-    bar.restart("keyphrases")
-    phrases, counted = _keyphrases(docs, keys, oldest, cache, bar)
-    # The topics of papers the cache lacks (if enough to pay for a worker process) are found by a
-    # worker while this process builds the related papers' matrix alone (see _related).
+    # The topics and coined names the cache lacks (if enough to pay for a worker process) are found
+    # by a worker at the lowest priority: on the time the keyphrases and related papers leave a core
+    # idle (this process counting statistics or building the matrix alone).
     taxonomy_key = digest(repr(taxonomy))
     texts = [f"{title} {r.text}" for title, r in zip(titles, rendered)]
     topic_keys = [digest(taxonomy_key, text) for text in texts]
-    stage = cache.stage("topics", tuple)
-    missing = {key: text for key, text in zip(topic_keys, texts) if stage.get(key) is None}
-    alone = started(lambda: [assign_topics(text, taxonomy) for text in missing.values()])
-    with alone if len(missing) >= MIN_ITEMS else nullcontext(list) as found:
+    topic_stage, name_stage = cache.stage("topics", tuple), cache.stage("names", tuple)
+    need_topics = {key: n for n, key in enumerate(topic_keys) if topic_stage.get(key) is None}
+    need_names = {key: n for n, key in enumerate(keys) if name_stage.get(key) is None}
+
+    def topics_of(n: int) -> tuple[TopicMatch, ...]:
+        return assign_topics(texts[n], taxonomy)
+
+    def names_of(n: int) -> tuple[str, ...]:
+        return tuple(method_names(plain_text(titles[n]), rendered[n].text))
+
+    def both() -> tuple[list[tuple[TopicMatch, ...]], list[tuple[str, ...]]]:
+        return [topics_of(n) for n in need_topics.values()], [names_of(n) for n in need_names.values()]
+
+    alone = started(both, idle=True)
+    with alone if len(need_topics) + len(need_names) >= MIN_ITEMS else nullcontext(lambda: ([], [])) as found:
+        bar.restart("keyphrases")
+        phrases, counted = _keyphrases(docs, keys, oldest, cache, bar)
         bar.restart("related papers")
         near, places = _related(docs, keys, phrases, counted, oldest, cache, bar)
         bar.restart("topics")
-        known = dict(zip(missing, found()))
-    matches = stage.map(lambda n: assign_topics(texts[n], taxonomy), range(len(texts)), topic_keys.__getitem__,
-                        bar.advance, known)
-    papers = _papers(merged, rendered, titles, phrases, near, matches, venues, overrides)
+        known_topics, known_names = found()
+    matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, bar.advance,
+                              dict(zip(need_topics, known_topics)))
+    names = name_stage.map(names_of, range(len(texts)), keys.__getitem__, None, dict(zip(need_names, known_names)))
+    papers = _papers(merged, rendered, titles, phrases, names, near, matches, venues, overrides)
     topics = (*taxonomy, OTHER)
     return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order,
                             {m.id: place for m, place in zip(merged, places)}), problems
@@ -231,17 +245,17 @@ def _doc_parts(stage: str, keys: list[bytes],
 
 
 def _papers(merged: list[_Merged], rendered: list[RenderedAbstract], titles: list[str],
-            phrases: list[tuple[str, ...]], near: list[tuple[Related, ...]],
+            phrases: list[tuple[str, ...]], names: list[tuple[str, ...]], near: list[tuple[Related, ...]],
             matches: list[tuple[TopicMatch, ...]], venues: dict[str, Venue],
             overrides: dict[str, Override]) -> list[Paper]:
     """Return the enriched papers, one per distinct abstract, from what each pass found for it."""
     ids = [m.id for m in merged]
     return [
         # A link that no shared term explains reads as noise, so it is left out.
-        _paper(m, r, title, own,
+        _paper(m, r, title, own, coined,
                tuple([RelatedPaper(ids[x.index], x.score, x.shared) for x in found if x.shared]),
                venues, derived, overrides.get(m.id, _NO_OVERRIDE))
-        for m, r, title, own, found, derived in zip(merged, rendered, titles, phrases, near, matches)
+        for m, r, title, own, coined, found, derived in zip(merged, rendered, titles, phrases, names, near, matches)
     ]
 
 
@@ -249,7 +263,7 @@ _NO_OVERRIDE = Override()  # a paper papers.yaml says nothing about
 
 
 def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple[str, ...],
-           related: tuple[RelatedPaper, ...], venues: dict[str, Venue], derived: tuple[TopicMatch, ...],
+           names: tuple[str, ...], related: tuple[RelatedPaper, ...], venues: dict[str, Venue], derived: tuple[TopicMatch, ...],
            override: Override) -> Paper:
     """Return the enriched paper for one distinct abstract."""
     venue_slugs = tuple(dict.fromkeys(v for _, v in m.found))
@@ -266,6 +280,7 @@ def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple
         html=rendered.html,
         text=rendered.text,
         keyphrases=keyphrases,
+        names=names,
         related=related,
         authors=override.authors,
         title_given=override.title is not None,

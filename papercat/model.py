@@ -82,6 +82,7 @@ class Paper:
     html: str = ""  # the abstract rendered and sanitised
     text: str = ""  # the abstract as plain text
     keyphrases: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # the names it coins (GuardAgent, Mind2Web-SC), which search boosts
     related: tuple[RelatedPaper, ...] = ()
     authors: tuple[str, ...] = ()  # from papers.yaml
     title_given: bool = False  # the title came from papers.yaml, not from the abstract

@@ -100,11 +100,13 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
 
 
 @contextmanager
-def started(compute: Callable[[], R]) -> Iterator[Callable[[], R]]:
+def started(compute: Callable[[], R], idle: bool = False) -> Iterator[Callable[[], R]]:
     """Start ``compute()``, a pure function, in a worker process; yield a function that waits for its result.
 
     So a catalog-wide step that cannot be split runs on the core this process leaves idle while it
-    works alone, and the workers of ``parallel_map`` may start meanwhile. Without workers (one job,
+    works alone, and the workers of ``parallel_map`` may start meanwhile. With ``idle``, the worker
+    runs at the lowest priority: on the time other processes leave idle, so it may start long
+    before its result is asked for without slowing them down. Without workers (one job,
     or forking unsafe: see ``_can_fork``) ``compute`` runs in this process when its result is asked
     for. A worker whose result is not asked for is stopped on leaving.
     """
@@ -112,7 +114,8 @@ def started(compute: Callable[[], R]) -> Iterator[Callable[[], R]]:
         yield _once(compute)
         return
     receive, send = multiprocessing.Pipe(duplex=False)
-    worker = multiprocessing.get_context("fork").Process(target=_run_started, args=(compute, send), daemon=True)
+    worker = multiprocessing.get_context("fork").Process(target=_run_started, args=(compute, send, idle),
+                                                         daemon=True)
     worker.start()
     send.close()
 
@@ -143,8 +146,10 @@ def _once(compute: Callable[[], R]) -> Callable[[], R]:
     return once
 
 
-def _run_started(compute: Callable[[], Any], send: Any) -> None:
+def _run_started(compute: Callable[[], Any], send: Any, idle: bool) -> None:
     """In a worker: compute and send back the result, or the error."""
+    if idle:
+        os.nice(19)  # the lowest priority there is; the build process keeps its own
     gc.freeze()  # the collector would walk, and so copy, the objects the worker shares with the build
     try:
         out = (True, compute())

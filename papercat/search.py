@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -65,51 +64,7 @@ class Chunk:
     terms: tuple[str, ...]
 
 
-# ---------------------------------------------------------------------------------------------
-# Names. The plain text itself is abstract.plain_text: emphasis, math and LaTeX resolved, URLs left out.
-
-# A coined name: a capital inside the word (GuardAgent, RWKVQuant, M-STaR) or letters with digits
-# (Mind2Web-SC, GPT-4o). Plain capitalised words and acronyms are left to the title and abstract.
-_WORD = re.compile(r"[\w][\w.+-]*[\w+]|\w")
-_CAMEL = re.compile(r"[a-z].*[A-Z]|[A-Z]{2,}[a-z]|[A-Z][a-z]+[A-Z]")
-_DIGITS = re.compile(r"(?=.*[A-Za-z])(?=.*\d)")
-_HEAD = re.compile(r"^([^:]{2,60}):\s")  # "Liger: Linearizing LLMs ..." names its method
-# _WORD's matches never cross a character that is neither a word character nor ".+-". In ASCII text
-# each run of those characters holds at most one match: the run less the ".+-" before its first word
-# character and the ".-" after its last word character or "+". A bytes.translate that blanks every
-# other character, then a split, finds the runs much faster than the pattern finds its matches.
-_ASCII_RUNS = bytes(c if c < 128 and (chr(c).isalnum() or chr(c) in "_.+-") else 32 for c in range(256))
-
-
-def method_names(title: str, abstract: str) -> list[str]:
-    """Return the distinctive names a paper coins, in order: the title's head and mixed-case words."""
-    found: dict[str, None] = {}
-    head = _HEAD.match(title)
-    if head and len(head.group(1).split()) <= 4:
-        found[head.group(1)] = None
-    for word in _candidates(f"{title} {abstract}"):
-        if _CAMEL.search(word) or (len(word) >= 4 and _DIGITS.match(word)):
-            found.setdefault(word, None)
-    return list(found)
-
-
-def _candidates(text: str) -> list[str]:
-    """Return the matches of _WORD in ``text`` that may be coined names, in order of first use.
-
-    A word of lowercase letters alone matches neither pattern, nor does one of two characters or fewer.
-    Each distinct word comes once, but for ASCII text: there one word may come from two runs ("GPT-4"
-    and "GPT-4."), later again.
-    """
-    if text.isascii():
-        runs = dict.fromkeys(text.encode("ascii").translate(_ASCII_RUNS).decode("ascii").split())
-        words: Iterable[str] = (run.lstrip(".+-").rstrip(".-") for run in runs
-                                if not (run.islower() and run.isalpha()))
-    else:
-        words = dict.fromkeys(_WORD.findall(text))
-    return [w for w in words if len(w) >= 3 and not (w.islower() and w.isalpha())]
-
-
-def search_docs(catalog: Catalog, cache: Cache | None = None, order: Sequence[str] = ()) -> list[SearchDoc]:
+def search_docs(catalog: Catalog, order: Sequence[str] = ()) -> list[SearchDoc]:
     """Return the catalog's papers as search documents: those of ``order`` (ids) first, in its order.
 
     The build gives the papers oldest arrival first, so a new listing's papers come last and
@@ -118,19 +73,12 @@ def search_docs(catalog: Catalog, cache: Cache | None = None, order: Sequence[st
     rank = {pid: i for i, pid in enumerate(order)}
     papers = sorted(catalog.papers, key=lambda p: rank.get(p.id, len(rank)))  # stable: catalog order after
     topic_names = {t.slug: t.name for t in catalog.topics}
-    coined = (cache or Cache()).stage("search-names", list).map(
-        _coined_names, papers, lambda paper: digest(paper.title, paper.text))
-    return [_search_doc(n, paper, topic_names, names) for n, (paper, names) in enumerate(zip(papers, coined))]
+    return [_search_doc(n, paper, topic_names) for n, paper in enumerate(papers)]
 
 
-def _coined_names(paper: Paper) -> list[str]:
-    """Return the names a paper coins (see method_names)."""
-    return method_names(plain_text(paper.title), paper.text)
-
-
-def _search_doc(n: int, paper: Paper, topic_names: dict[str, str], coined: list[str]) -> SearchDoc:
+def _search_doc(n: int, paper: Paper, topic_names: dict[str, str]) -> SearchDoc:
     text = paper.text
-    names = [topic_names[slug] for slug in paper.topic_slugs] + list(paper.keyphrases) + coined
+    names = [topic_names[slug] for slug in paper.topic_slugs] + list(paper.keyphrases) + list(paper.names)
     return SearchDoc(ref=str(n), id=paper.id, title=paper.title, url=urls.paper_path(paper.id),
                      venues=paper.venues, topics=paper.topic_slugs, text=text, names=" ; ".join(names))
 
@@ -449,7 +397,7 @@ def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
                 cache: Cache | None = None, order: Sequence[str] = ()) -> SearchWork:
     """Return the search documents (those of ``order``, ids, first) and the index's files if the cache has them."""
     cache = cache or Cache()
-    docs = search_docs(catalog, cache, order)
+    docs = search_docs(catalog, order)
     # The index is a function of the search documents, the venues and topics, and the target alone;
     # any other change to them is a change of code, which the cache's code fingerprint catches. Without
     # a cache nothing is looked up by the key, and hashing every document would be time lost.

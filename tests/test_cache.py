@@ -44,7 +44,7 @@ NEW = [
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
 STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "related", "related-state",
-          "search", "search-catalog", "search-names", "site"]
+          "names", "search", "search-catalog", "site"]
 SINGLE = ["keyphrase-statistics", "related-state", "search-catalog", "site"]  # one entry each
 
 
@@ -77,7 +77,7 @@ def calls(monkeypatch) -> Counter:
     counts: Counter = Counter()
     targets = [(catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
                (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate_beside"),
-               (search, "doc_terms"), (search, "_index_files"), (search, "_coined_names")]
+               (search, "doc_terms"), (search, "_index_files"), (catalog, "method_names")]
     for module, name in targets:
         monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
     return counts
@@ -159,7 +159,7 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     result = run(folder, tmp_path / "site", tmp_path / "cache")
     assert len(result.catalog.papers) == 9
-    for name in ("render_abstract", "derive_title", "assign_topics", "analyse_with_terms", "_coined_names"):
+    for name in ("render_abstract", "derive_title", "assign_topics", "analyse_with_terms", "method_names"):
         assert calls[name] == 2, (name, calls)
     assert calls["terms"] == 0  # the new papers' terms are counted as they are analysed
     # The catalog-wide steps run again, once; a search document is analysed again only when its text
@@ -248,7 +248,7 @@ def test_entries_of_removed_papers_are_pruned(content, tmp_path):
     docs = {digest(p.title, p.text) for p in result.catalog.papers}
     for name in ("keyphrases", "related"):
         assert set(entries(tmp_path / "cache", name)) == docs
-    for name in ("titles", "topics", "picks", "search", "search-names"):
+    for name in ("titles", "topics", "names", "picks", "search"):
         assert len(entries(tmp_path / "cache", name)) == 7
     for name in ("keyphrase-statistics", "related-state", "search-catalog"):
         assert len(entries(tmp_path / "cache", name)) == 1

@@ -161,6 +161,17 @@ def test_a_started_step_runs_in_a_worker_while_this_process_works_on(jobs):
     assert out["again"] == out["pid"], "the result is computed once"
 
 
+def test_a_step_started_for_idle_time_runs_at_the_lowest_priority_and_leaves_the_build_its_own():
+    out = json.loads(fresh_python("""
+        import json, os
+        from papercat.parallel import started
+        with started(lambda: (os.nice(0), os.getpid()), idle=True) as idle, started(lambda: os.nice(0)) as plain:
+            print(json.dumps({"idle": idle(), "plain": plain(), "me": [os.nice(0), os.getpid()]}))
+    """))
+    (niceness, pid), (mine, me) = out["idle"], out["me"]
+    assert pid != me and niceness == 19 and out["plain"] == mine < 19
+
+
 @pytest.mark.parametrize("ask", [True, False])
 def test_an_error_in_a_started_step_reaches_the_build_and_a_worker_not_asked_is_stopped(ask):
     out = fresh_python(f"""
@@ -222,9 +233,9 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
                   base_url="https://example.org/catalog/", record_history=False)
             # abstracts, titles, keyphrases (analysed with the related terms, picked), the keyphrases' keys,
-            # related blocks, search names, pages (the topics are found by a worker of their own while the
-            # related papers' matrix is made; the search terms are counted beside the pages)
-            assert sum(calls) >= (8 if {jobs!r} == "2" else 0), calls
+            # related blocks, pages (the topics and coined names are found by a worker of their own, at the
+            # lowest priority; the search terms are counted beside the pages)
+            assert sum(calls) >= (7 if {jobs!r} == "2" else 0), calls
         """, jobs)
         sites[jobs] = tree(out)
     assert len(sites["1"]) > 400

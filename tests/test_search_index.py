@@ -11,15 +11,15 @@ import unicodedata
 
 import pytest
 
-import papercat.search as search_module
+import papercat.enrich.names as names_module
 from papercat.catalog import make_catalog
+from papercat.enrich.names import method_names
 from papercat.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
 from papercat.pipeline import Paths, build, read_content
 from papercat.search import (
     CHUNK_TARGET,
     SearchDoc,
     build_index,
-    method_names,
     plain_text,
     search_docs,
     search_files,
@@ -152,10 +152,10 @@ def test_ascii_candidate_names_are_the_patterns_words():
     alphabet = [chr(c) for c in range(128)] + ["word", "Word", "x1", "GPT-4o", "_", "-", "+", ".", " "]
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
-        expected = [w for w in dict.fromkeys(search_module._WORD.findall(text))
+        expected = [w for w in dict.fromkeys(names_module._WORD.findall(text))
                     if len(w) >= 3 and not (w.islower() and w.isalpha())]
-        assert list(dict.fromkeys(search_module._candidates(text))) == expected, repr(text)
-    assert search_module._candidates("naïve Mind2Web-SC, ²xY abc") == ["Mind2Web-SC", "²xY"]
+        assert list(dict.fromkeys(names_module._candidates(text))) == expected, repr(text)
+    assert names_module._candidates("naïve Mind2Web-SC, ²xY abc") == ["Mind2Web-SC", "²xY"]
 
 
 def test_fields_left_empty_by_the_pipeline_are_fine():
