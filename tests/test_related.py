@@ -10,6 +10,7 @@ from itertools import accumulate
 import pytest
 
 from papercat.enrich import keyphrases as keyphrases_module
+from papercat.enrich import related as related_module
 from papercat.enrich.keyphrases import analyse, extract_keyphrases, term_runs
 from papercat.enrich.related import (
     DECIMALS,
@@ -235,6 +236,15 @@ def test_a_synthetic_catalog_of_three_thousand_papers():
     found = related_papers(docs, [()] * len(docs))
     check_invariants(found, len(docs), 5)
     assert sum(map(len, found)) > 0.9 * 5 * len(docs)
+
+
+def test_scipys_loop_and_numpys_indexing_add_the_rare_terms_alike(monkeypatch):
+    """The scores' rare terms are added by a private loop of scipy's when it is there, else by numpy."""
+    docs = synthetic(600, seed=11)
+    with_scipy = related_papers(docs, [()] * len(docs))
+    assert related_module._csr_add is not None, "scipy still has it"
+    monkeypatch.setattr(related_module, "_csr_add", None)
+    assert related_papers(docs, [()] * len(docs)) == with_scipy
 
 
 @pytest.mark.parametrize("added", [1, 40])

@@ -275,11 +275,25 @@ class _Scorer:
         Papers down the rows let the chunk maxima of ``_shortlist`` reduce whole rows at a time.
         """
         scores = self.head @ self.head[start:stop].T
-        extra = self.tail @ self.tail[start:stop].T.tocsr()
-        # Added by flat position: cheaper than indexing by (row, column) pairs.
-        cells = np.repeat(np.arange(extra.shape[0]) * (stop - start), np.diff(extra.indptr)) + extra.indices
-        scores.ravel()[cells] += extra.data
+        _add_sparse(scores, self.tail @ self.tail[start:stop].T.tocsr())
         return scores
+
+
+try:  # scipy's own loop that adds a CSR matrix into a dense one (toarray's, which zeroes the array first)
+    from scipy.sparse._sparsetools import csr_todense as _csr_add
+except ImportError:  # a private name: should a later scipy drop it, numpy's indexing adds the same
+    _csr_add = None
+
+
+def _add_sparse(dense: np.ndarray, extra: sparse.csr_matrix) -> None:
+    """Add ``extra`` (canonical CSR, of ``dense``'s dtype) into the first rows of ``dense`` (C-contiguous)."""
+    rows, columns = extra.shape
+    if _csr_add is not None:
+        _csr_add(rows, columns, extra.indptr, extra.indices, extra.data, dense[:rows])
+        return
+    # Added by flat position: cheaper than indexing by (row, column) pairs.
+    cells = np.repeat(np.arange(rows) * columns, np.diff(extra.indptr)) + extra.indices
+    dense.ravel()[cells] += extra.data
 
 
 def _reachable(floor: np.ndarray) -> np.ndarray:
