@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from markupsafe import Markup
@@ -65,14 +66,19 @@ def _site_pages(catalog: Catalog, news: News, base_url: str | None) -> list[Page
                           {"topic": topic, "papers": catalog.by_topic[topic.slug]},
                           source=f"topic {topic.slug}"))
     positions = {slug: {p.id: i for i, p in enumerate(papers)} for slug, papers in catalog.by_venue.items()}
-    for paper in catalog.papers:
-        pages.append(Page(urls.paper_path(paper.id), "paper.html",
-                          {"paper": paper, "abstract_html": Markup(paper.html),  # nh3 made it
-                           "neighbours": neighbours(catalog, paper, positions),
-                           "related": [(by_id[r.id], r) for r in paper.related],
-                           "bibtex": citation(paper, catalog, venues)},
-                          source=str(paper.source)))
+    # A paper page's context is made where the page renders: in a worker process, mostly.
+    pages += [Page(urls.paper_path(paper.id), "paper.html", source=str(paper.source),
+                   make=partial(paper_context, catalog, paper, by_id, positions, venues)) for paper in catalog.papers]
     return pages
+
+
+def paper_context(catalog: Catalog, paper: Paper, by_id: dict[str, Paper], positions: dict[str, dict[str, int]],
+                  venues: dict[str, Venue]) -> dict[str, Any]:
+    """Return what a paper's page is given (``by_id``, ``positions`` and ``venues``: the catalog's lookups)."""
+    return {"paper": paper, "abstract_html": Markup(paper.html),  # nh3 made it
+            "neighbours": neighbours(catalog, paper, positions),
+            "related": [(by_id[r.id], r) for r in paper.related],
+            "bibtex": citation(paper, catalog, venues)}
 
 
 def venue_groups(catalog: Catalog, venue_slug: str) -> list[tuple[Any, list[tuple[int, Paper]]]]:

@@ -30,6 +30,7 @@ class Page:
     template: str
     context: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # what the page was made from, for error messages
+    make: Callable[[], dict[str, Any]] | None = None  # else the context: made by the process that renders the page
 
 
 def _link(page_path: str, link_base: str | None, target: str) -> str:
@@ -202,9 +203,9 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> 
     names = _GLOBALS.get(template)
     if names is None:
         names = _GLOBALS[template] = dict(template.globals)
-    url = _url(page.path, page.context.get("link_base"))
-    context = template.new_context({**names, **shared, **page.context, "page_path": page.path, "url": url},
-                                   shared=True)
+    own = page.context if page.make is None else page.make()
+    url = _url(page.path, own.get("link_base"))
+    context = template.new_context({**names, **shared, **own, "page_path": page.path, "url": url}, shared=True)
     try:
         return env.concat(template.root_render_func(context)).encode("utf-8")  # type: ignore[attr-defined]
     except Exception:
