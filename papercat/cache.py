@@ -46,7 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .parallel import parallel_map
+from .parallel import Plain, parallel_map
 
 __all__ = ["DEFAULT_FOLDER", "Cache", "Stage", "default_cache", "digest", "digest_of", "open_cache",
            "paused_gc", "seal"]
@@ -211,13 +211,16 @@ class Stage:
         return self._map(lambda item: (compute(item), None), items, key, done, known or {})[0]
 
     def map_with(self, compute: Callable[[T], tuple[R, X]], items: Sequence[T], key: Callable[[T], bytes],
-                 done: Callable[[int], None] | None = None) -> tuple[list[R], dict[bytes, X]]:
+                 done: Callable[[int], None] | None = None,
+                 plain: Plain[tuple[R, X]] | None = None) -> tuple[list[R], dict[bytes, X]]:
         """Return ``map``'s results for a ``compute`` that returns (result, by-product), and the by-product
-        of each item computed now, by key: what this stage does not keep, for another stage's ``known``."""
-        return self._map(compute, items, key, done, {})
+        of each item computed now, by key: what this stage does not keep, for another stage's ``known``.
+        ``plain`` is how they travel from worker processes, as ``parallel_map`` says."""
+        return self._map(compute, items, key, done, {}, plain)
 
     def _map(self, compute: Callable[[T], tuple[R, X]], items: Sequence[T], key: Callable[[T], bytes],
-             done: Callable[[int], None] | None, known: dict[bytes, R]) -> tuple[list[R], dict[bytes, X]]:
+             done: Callable[[int], None] | None, known: dict[bytes, R],
+             plain: Plain[tuple[R, X]] | None = None) -> tuple[list[R], dict[bytes, X]]:
         keys = [key(item) for item in items]
         out: list[R | None] = []
         for k in keys:
@@ -230,7 +233,7 @@ class Stage:
         if done is not None:
             done(len(items) - len(missing))
         by_products: dict[bytes, X] = {}
-        for n, (value, extra) in zip(missing, parallel_map(compute, [items[n] for n in missing], done)):
+        for n, (value, extra) in zip(missing, parallel_map(compute, [items[n] for n in missing], done, plain=plain)):
             self.put(keys[n], value)
             out[n] = value
             by_products[keys[n]] = extra

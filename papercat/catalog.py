@@ -166,7 +166,8 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int
     if counting:  # each analysis read from the cache, or made and kept there
         stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
         analysed, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
-                                           [(keys[row], docs[row]) for row in need], itemgetter(0), bar.advance)
+                                           [(keys[row], docs[row]) for row in need], itemgetter(0), bar.advance,
+                                           related.PLAIN_ANALYSIS)
         stage.close()
         by_row = dict(zip(need, analysed))
         bar.note("picking keyphrases")
@@ -174,7 +175,8 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int
         statistics.put(signature, stats)
         new = [by_row[row] for row in todo]
     else:  # only new papers: analysed now, and left out of the cache's analyses (kept for the next reference)
-        both = parallel_map(lambda row: related.analyse_with_terms(*docs[row]), todo, bar.advance)
+        both = parallel_map(lambda row: related.analyse_with_terms(*docs[row]), todo, bar.advance,
+                            plain=related.PLAIN_ANALYSIS)
         counted = {keys[row]: terms for row, (_, terms) in zip(todo, both)}
         bar.note("picking keyphrases")
         new = [analysis for analysis, _ in both]

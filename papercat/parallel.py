@@ -15,17 +15,19 @@ process with other threads, such as ``build.py serve``'s file watcher, can deadl
 from __future__ import annotations
 
 import gc
+import marshal
 import multiprocessing
 import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from .errors import CatalogError
 
-__all__ = ["jobs", "map_beside", "parallel_map", "started"]
+__all__ = ["Plain", "jobs", "map_beside", "parallel_map", "started"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -35,8 +37,20 @@ FORK_SAFE_THREAD = "progress-"  # the name of progress.py's ticker threads
 MIN_ITEMS = 256  # below this, starting workers costs more than it saves
 _CHUNKS_PER_WORKER = 16  # small enough to balance uneven items and to report progress often
 
+
+@dataclass(frozen=True)
+class Plain(Generic[R]):
+    """Results as Python's plain values (tuples, lists, dicts, strings, bytes, numbers, frozensets) and back.
+
+    Workers send such results as marshal's bytes, which take about half the time pickle takes to make.
+    """
+
+    to_plain: Callable[[R], Any]
+    from_plain: Callable[[Any], R]
+
+
 # What the forked workers compute: set just before the fork, read by _run_chunk in the child.
-_task: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+_task: tuple[Callable[[Any], Any], Sequence[Any], Plain[Any] | None] | None = None
 
 
 def jobs() -> int:
@@ -54,19 +68,21 @@ def jobs() -> int:
         return os.cpu_count() or 1
 
 
-def parallel_map(compute: Callable[[T], R], items: Sequence[T],
-                 done: Callable[[int], None] | None = None, min_items: int = MIN_ITEMS) -> list[R]:
+def parallel_map(compute: Callable[[T], R], items: Sequence[T], done: Callable[[int], None] | None = None,
+                 min_items: int = MIN_ITEMS, plain: Plain[R] | None = None) -> list[R]:
     """Return ``[compute(item) for item in items]``, computed by worker processes when that helps.
 
-    ``compute`` must be a pure function whose results can be pickled. ``done(n)`` is called as
-    each run of ``n`` items is finished (for a progress bar). Workers start for ``min_items`` items
-    or more (fewer for items that are each a large piece of work), one per ``min_items / 2``.
+    ``compute`` must be a pure function whose results can be pickled, or made plain by ``plain``.
+    ``done(n)`` is called as each run of ``n`` items is finished (for a progress bar). Workers
+    start for ``min_items`` items or more (fewer for items that are each a large piece of work),
+    one per ``min_items / 2``.
     """
-    return map_beside(compute, items, _nothing, done, min_items)[0]
+    return map_beside(compute, items, _nothing, done, min_items, plain)[0]
 
 
 def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[], B],
-               done: Callable[[int], None] | None = None, min_items: int = MIN_ITEMS) -> tuple[list[R], B]:
+               done: Callable[[int], None] | None = None, min_items: int = MIN_ITEMS,
+               plain: Plain[R] | None = None) -> tuple[list[R], B]:
     """Return ``parallel_map(compute, items, done, min_items)`` and ``beside()``.
 
     ``beside`` runs in this process while the workers compute, so a step that cannot be split into
@@ -85,12 +101,12 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
         size = max(1, -(-len(items) // (workers * _CHUNKS_PER_WORKER)))
         spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
         results: list[list[R] | None] = [None] * len(spans)
-        _task = (compute, items)
+        _task = (compute, items, plain)
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             parts = pool.imap_unordered(_run_chunk, enumerate(spans))
             other = beside()
             for n, part in parts:
-                results[n] = part
+                results[n] = part if plain is None else list(map(plain.from_plain, marshal.loads(part)))
                 if done is not None:
                     done(len(part))
     finally:
@@ -189,5 +205,7 @@ def _run_chunk(job: tuple[int, tuple[int, int]]) -> tuple[int, list[Any]]:
     """In a worker: compute one span of the items forked with it."""
     n, (start, end) = job
     assert _task is not None, "parallel_map's task is set before the workers fork"
-    compute, items = _task
-    return n, [compute(items[i]) for i in range(start, end)]
+    compute, items, plain = _task
+    if plain is None:
+        return n, [compute(items[i]) for i in range(start, end)]
+    return n, marshal.dumps([plain.to_plain(compute(items[i])) for i in range(start, end)])

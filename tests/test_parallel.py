@@ -51,6 +51,22 @@ def test_results_come_back_in_order_from_worker_processes():
     assert sum(out["done"]) == 1000 and len(out["done"]) > 2, "progress is reported run by run"
 
 
+def test_plain_results_come_back_from_worker_processes_as_they_were_made():
+    out = json.loads(fresh_python("""
+        import json, os, time
+        from fractions import Fraction
+        from papercat.parallel import Plain, parallel_map
+        as_pair = Plain(lambda f: (f.numerator, f.denominator, os.getpid()), lambda p: (Fraction(*p[:2]), p[2]))
+        def seventh(n):
+            time.sleep(0.001)  # long enough for both workers to take runs of items
+            return Fraction(n, 7)  # which marshal cannot write
+        out = parallel_map(seventh, list(range(600)), plain=as_pair)
+        print(json.dumps({"same": [f for f, _ in out] == [Fraction(n, 7) for n in range(600)],
+                          "pids": sorted({pid for _, pid in out}), "me": os.getpid()}))
+    """))
+    assert out["same"] and out["me"] not in out["pids"] and len(out["pids"]) == 2
+
+
 def test_closures_reach_the_workers_without_pickling():
     out = json.loads(fresh_python("""
         import json, os, threading
@@ -220,12 +236,12 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             real, real_beside = parallel.parallel_map, parallel.map_beside
             def forks(items, min_items):
                 calls.append(len(items) >= min_items and parallel.jobs() > 1 and parallel._can_fork())
-            def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS):
+            def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS, plain=None):
                 forks(items, min_items)
-                return real(compute, items, done, min_items)
-            def counting_beside(compute, items, beside, done=None, min_items=parallel.MIN_ITEMS):
+                return real(compute, items, done, min_items, plain)
+            def counting_beside(compute, items, beside, done=None, min_items=parallel.MIN_ITEMS, plain=None):
                 forks(items, min_items)
-                return real_beside(compute, items, beside, done, min_items)
+                return real_beside(compute, items, beside, done, min_items, plain)
             import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
             for module in (papercat.cache, related, papercat.enrich.keyphrases):
                 module.parallel_map = counting

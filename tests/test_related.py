@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import pickle
 import random
 from itertools import accumulate
@@ -316,3 +317,11 @@ def test_terms_counted_with_the_analysis_are_the_terms_counted_alone(title, abst
 def test_the_bundled_terms_counted_with_the_analyses_are_the_terms_counted_alone(bundled):
     assert [analyse_with_terms(title, abstract) for title, abstract in bundled] == [
         (analyse(title, abstract), terms(title, abstract)) for title, abstract in bundled]
+
+
+def test_the_bundled_analyses_travel_as_plain_values_unchanged(bundled):
+    from papercat.enrich.related import PLAIN_ANALYSIS
+    for title, abstract in bundled:
+        both = analyse_with_terms(title, abstract)
+        back = PLAIN_ANALYSIS.from_plain(marshal.loads(marshal.dumps(PLAIN_ANALYSIS.to_plain(both))))
+        assert back == both and type(back[0].proper) is frozenset and type(back[1].words) is tuple
