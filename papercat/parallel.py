@@ -18,12 +18,14 @@ import gc
 import marshal
 import multiprocessing
 import os
+import pickle
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, BinaryIO, Generic, TypeVar
 
 from .errors import CatalogError
 
@@ -129,25 +131,31 @@ def started(compute: Callable[[], R], idle: bool = False) -> Iterator[Callable[[
     if jobs() < 2 or not _can_fork():
         yield _once(compute)
         return
-    receive, send = multiprocessing.Pipe(duplex=False)
-    worker = multiprocessing.get_context("fork").Process(target=_run_started, args=(compute, send, idle),
-                                                         daemon=True)
-    worker.start()
-    send.close()
+    # The worker leaves its result in a file and ends: its memory (pages it shares with this process,
+    # copied as either changes them) is freed when it is done, not when its result is asked for.
+    with tempfile.TemporaryFile() as kept:
+        worker = multiprocessing.get_context("fork").Process(target=_run_started, args=(compute, kept, idle),
+                                                             daemon=True)
+        worker.start()
 
-    def result() -> R:
-        done, value = receive.recv()
-        if not done:
-            raise value
-        return value
+        def result() -> R:
+            worker.join()
+            kept.seek(0)
+            try:
+                done, value = pickle.load(kept)
+            except EOFError:
+                raise CatalogError(f"a worker process stopped without its result (exit code {worker.exitcode}); "
+                                   "expected it to finish: was it killed, or out of memory?") from None
+            if not done:
+                raise value
+            return value
 
-    try:
-        yield _once(result)
-    finally:
-        receive.close()
-        if worker.is_alive():
-            worker.terminate()
-        worker.join()
+        try:
+            yield _once(result)
+        finally:
+            if worker.is_alive():
+                worker.terminate()
+            worker.join()
 
 
 def _once(compute: Callable[[], R]) -> Callable[[], R]:
@@ -162,8 +170,8 @@ def _once(compute: Callable[[], R]) -> Callable[[], R]:
     return once
 
 
-def _run_started(compute: Callable[[], Any], send: Any, idle: bool) -> None:
-    """In a worker: compute and send back the result, or the error."""
+def _run_started(compute: Callable[[], Any], kept: BinaryIO, idle: bool) -> None:
+    """In a worker: compute and leave the result, or the error, in the file ``kept``."""
     if idle:
         os.nice(19)  # the lowest priority there is; the build process keeps its own
     gc.freeze()  # the collector would walk, and so copy, the objects the worker shares with the build
@@ -171,8 +179,8 @@ def _run_started(compute: Callable[[], Any], send: Any, idle: bool) -> None:
         out = (True, compute())
     except Exception as exc:  # noqa: BLE001 - any error of the step is raised again in the build
         out = (False, exc)
-    send.send(out)
-    send.close()
+    pickle.dump(out, kept, protocol=pickle.HIGHEST_PROTOCOL)
+    kept.flush()
 
 
 def _nothing() -> None:

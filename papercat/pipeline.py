@@ -138,9 +138,8 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     if config.base_url:  # sitemaps and feeds are made of absolute URLs
         pages += feed_pages(catalog, news, config.title)
         pages += sitemap_pages([p.path for p in pages if p.path.endswith(".html") and p.path != urls.NOT_FOUND])
-    # The largest file first, so that no worker is left with it at the end.
-    items: list[Page | DataFile] = [DataFile(urls.PAPERS_JSON, partial(papers_json, catalog), "the catalog"),
-                                    *data, *pages]
+    items: list[Page | DataFile] = [*pages, *data, DataFile(urls.PAPERS_JSON, partial(papers_json, catalog),
+                                                            "the catalog")]
     bar.set_total(len(items))
     for item in items:  # before workers fork: each stages only its own files
         staging.claim(item.path, item.source if isinstance(item, DataFile) else item.source or item.template)

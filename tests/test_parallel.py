@@ -188,6 +188,30 @@ def test_a_step_started_for_idle_time_runs_at_the_lowest_priority_and_leaves_the
     assert pid != me and niceness == 19 and out["plain"] == mine < 19
 
 
+def test_a_started_worker_ends_when_its_result_is_ready_not_when_asked_and_a_killed_one_is_reported():
+    out = json.loads(fresh_python("""
+        import json, multiprocessing, os, signal, time
+        from papercat.errors import CatalogError
+        from papercat.parallel import started
+        with started(lambda: list(range(100_000))) as result:  # far more than a pipe holds
+            deadline = time.monotonic() + 30
+            while multiprocessing.active_children() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            ended = not multiprocessing.active_children()
+            same = result() == list(range(100_000))
+        with started(lambda: time.sleep(60)) as result:
+            os.kill(multiprocessing.active_children()[0].pid, signal.SIGKILL)
+            try:
+                result()
+                killed = "no error"
+            except CatalogError as exc:
+                killed = str(exc)
+        print(json.dumps({"ended": ended, "same": same, "killed": killed}))
+    """))
+    assert out["ended"] and out["same"]
+    assert out["killed"].startswith("a worker process stopped without its result (exit code -9)")
+
+
 @pytest.mark.parametrize("ask", [True, False])
 def test_an_error_in_a_started_step_reaches_the_build_and_a_worker_not_asked_is_stopped(ask):
     out = fresh_python(f"""
