@@ -39,12 +39,13 @@ import secrets
 import shutil
 import struct
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from .parallel import Plain, parallel_map
 
@@ -255,7 +256,7 @@ class Stage:
         """
         if self.loaded is None or self.closed:
             return
-        self.sealed = self.part() if self.changed() else None
+        self.sealed = self.cache.spilled(self.part()) if self.changed() else None
         self.loaded, self.used, self.closed = {}, {}, True
 
     def _reopen(self) -> None:
@@ -266,7 +267,7 @@ class Stage:
             self.used = dict(self.loaded)
         else:
             with paused_gc():
-                entries = pickle.loads(self.sealed.payload)
+                entries = pickle.loads(self.sealed.data())
             # An appended part holds the entries the build added to those of the file.
             self.used = {**self.loaded, **entries} if self.sealed.appended else entries
             self.sealed = None
@@ -361,9 +362,25 @@ def _pickled_entries(entries: dict[bytes, Any]) -> bytes:
 class _Part:
     """A part of a stage file to write: a payload of pickled entries, to append or to make the whole file."""
 
-    payload: bytes
+    payload: bytes | _Spilled
     key: bytes  # the key of a single-entry stage's entry, else _NO_KEY
     appended: bool
+
+    def data(self) -> bytes:
+        return self.payload if isinstance(self.payload, bytes) else self.payload.read()
+
+
+@dataclass(frozen=True)
+class _Spilled:
+    """A payload kept in a temporary file until the build saves the cache: not in memory meanwhile."""
+
+    file: BinaryIO
+    offset: int
+    size: int
+
+    def read(self) -> bytes:
+        self.file.seek(self.offset)
+        return self.file.read(self.size)
 
 
 def _checked_header(data: bytes, start: int, name: str) -> tuple[bytes, bytes, int]:
@@ -408,6 +425,19 @@ class Cache:
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder
         self.stages: dict[str, Stage] = {}
+        self._spill: BinaryIO | None = None  # an unnamed temporary file: gone when the build process ends
+
+    def spilled(self, part: _Part) -> _Part:
+        """Return ``part`` with its payload moved to a temporary file (so the build's memory holds only
+        what it still uses); the payload is read back to be saved."""
+        if not isinstance(part.payload, bytes):
+            return part
+        if self._spill is None:
+            self._spill = tempfile.TemporaryFile(prefix="papercat-cache-")  # noqa: SIM115 - closed by save()
+        offset = self._spill.seek(0, os.SEEK_END)
+        self._spill.write(part.payload)
+        self._spill.flush()
+        return _Part(_Spilled(self._spill, offset, len(part.payload)), part.key, part.appended)
 
     @property
     def enabled(self) -> bool:
@@ -439,8 +469,9 @@ class Cache:
         written = []
         for stage in changed:
             part = stage.sealed if stage.sealed is not None else stage.part()
+            payload = part.data()
             try:  # the header and the payload, not the two joined: a copy of up to ~100 MB spared
-                _write_atomically(stage.path, part_header(stage.name, part.payload, key=part.key), part.payload,
+                _write_atomically(stage.path, part_header(stage.name, payload, key=part.key), payload,
                                   after=part.appended)
             except OSError as exc:
                 log.warning("cache file %s cannot be written (%s)", stage.path, exc)
@@ -448,6 +479,9 @@ class Cache:
             stage.parts = stage.parts + 1 if part.appended else 1
             stage.loaded, stage.added, stage.rewrite, stage.sealed = dict(stage.used), 0, False, None
             written.append(stage.name)
+        if self._spill is not None and all(s.sealed is None for s in self.stages.values()):
+            self._spill.close()  # nothing left in it (a server rebuilding all day starts a new one)
+            self._spill = None
         return written
 
     def summary(self) -> dict[str, tuple[int, int]]:

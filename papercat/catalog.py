@@ -222,6 +222,7 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
         relations, placed = related.relate_beside(docs, terms, phrases, map_places, order=oldest)
     if relations is not earlier:
         memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed))
+        memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
     places: list[tuple[int, int]] = [(0, 0)] * len(docs)
     for row, place in zip(oldest, placed):
         places[row] = place

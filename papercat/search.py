@@ -379,8 +379,10 @@ class SearchWork:
         if self.found is not None:
             return dict(self.found)
         files = _index_files(self.catalog, self.docs, document_terms(self.docs, self.cache), self.target)
-        self.cache.stage(_FILES_STAGE, dict, single=True).put(self.key, files)
-        return dict(files)
+        stage = self.cache.stage(_FILES_STAGE, dict, single=True)
+        stage.put(self.key, files)
+        stage.close()  # the files are the caller's now: the cache keeps only what it will write
+        return files
 
     def doc_files(self) -> list[tuple[str, Callable[[], bytes]]]:
         """Return the files shown with results (the doc shards, then the facets), each with the function

@@ -583,3 +583,29 @@ def test_paused_gc_leaves_what_the_step_kept_to_the_oldest_generation():
         gc.set_threshold(*thresholds)
     assert not any(id(x) in young for x in kept)
     assert all(id(x) in oldest for x in kept)
+
+
+def test_a_closed_stage_waits_in_a_temporary_file_and_is_saved_as_it_would_have_been(content, tmp_path, monkeypatch):
+    spills = []
+    real = Cache.spilled
+
+    def watched(self, part):
+        spilled = real(self, part)
+        spills.append((self, spilled))
+        return spilled
+
+    def two_builds(name: str) -> dict[str, bytes]:
+        folder = content(name)
+        run(folder, tmp_path / f"site-{name}", tmp_path / name)
+        (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+        run(folder, tmp_path / f"site-{name}", tmp_path / name)
+        # site.bin, the up-to-date record, names the content folder
+        return {p.name: p.read_bytes() for p in (tmp_path / name).iterdir() if p.name != "site.bin"}
+
+    monkeypatch.setattr(Cache, "spilled", watched)
+    spilling = two_builds("spilling")
+    assert spills and all(isinstance(part.payload, cache_module._Spilled) for _, part in spills)
+    assert all(owner._spill is None for owner, _ in spills), "the temporary file is closed once saved"
+    monkeypatch.setattr(Cache, "spilled", lambda self, part: part)  # the payloads held in memory instead
+    assert spilling == two_builds("holding")
+    assert tree(tmp_path / "site-spilling") == tree(tmp_path / "site-holding")
