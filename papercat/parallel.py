@@ -108,9 +108,9 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
             parts = pool.imap_unordered(_run_chunk, enumerate(spans))
             other = beside()
             for n, part in parts:
-                results[n] = part if plain is None else list(map(plain.from_plain, marshal.loads(part)))
+                results[n] = made = part if plain is None else list(map(plain.from_plain, marshal.loads(part)))
                 if done is not None:
-                    done(len(part))
+                    done(len(made))
     finally:
         _task = None
         gc.unfreeze()

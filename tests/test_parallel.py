@@ -60,11 +60,13 @@ def test_plain_results_come_back_from_worker_processes_as_they_were_made():
         def seventh(n):
             time.sleep(0.001)  # long enough for both workers to take runs of items
             return Fraction(n, 7)  # which marshal cannot write
-        out = parallel_map(seventh, list(range(600)), plain=as_pair)
+        done = []
+        out = parallel_map(seventh, list(range(600)), done.append, plain=as_pair)
         print(json.dumps({"same": [f for f, _ in out] == [Fraction(n, 7) for n in range(600)],
-                          "pids": sorted({pid for _, pid in out}), "me": os.getpid()}))
+                          "pids": sorted({pid for _, pid in out}), "me": os.getpid(), "done": done}))
     """))
     assert out["same"] and out["me"] not in out["pids"] and len(out["pids"]) == 2
+    assert sum(out["done"]) == 600 and len(out["done"]) > 2, "progress counts items, run by run"
 
 
 def test_closures_reach_the_workers_without_pickling():
