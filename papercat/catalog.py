@@ -51,6 +51,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     merged, venues, venue_order, problems = merge_listings(listings)
     position = {m.id: n for n, m in enumerate(merged)}
     oldest = list(dict.fromkeys([position[i] for i in arrival if i in position] + list(range(len(merged)))))
+    reference = oldest[:keyphrases.reference_count(len(oldest))]  # what keyphrases and related papers weigh by
     overrides = overrides or {}
     cache = cache or Cache()
     bar = bar or Stage("enriching")
@@ -87,9 +88,9 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     alone = started(both, idle=True)
     with alone if len(need_topics) + len(need_names) >= MIN_ITEMS else nullcontext(lambda: ([], [])) as found:
         bar.restart("keyphrases")
-        phrases, counted = _keyphrases(docs, keys, oldest, cache, bar)
+        phrases, counted = _keyphrases(docs, keys, reference, cache, bar)
         bar.restart("related papers")
-        near, places = _related(docs, keys, phrases, counted, oldest, cache, bar)
+        near, places = _related(docs, keys, phrases, counted, oldest, reference, cache, bar)
         bar.restart("topics")
         known_topics, known_names = found()
     matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, bar.advance,
@@ -143,17 +144,17 @@ def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache,
     return unique_titles(first, [m.abstract for m in merged], keep=given)
 
 
-def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int], cache: Cache,
+def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[int], cache: Cache,
                 bar: Stage) -> tuple[list[tuple[str, ...]], dict[bytes, related.PaperTerms]]:
     """Return every paper's keyphrases: each paper analysed alone (cached), then picked against the
-    statistics of the oldest papers (``oldest``: positions by arrival; see ``keyphrases.reference_count``).
+    statistics of the oldest papers (``reference``: their positions by arrival; see
+    ``keyphrases.reference_count``).
 
     ``keys`` are the papers' ``digest(title, abstract)``. Each paper's picks are cached under the
     reference's keys too, so a new listing's papers alone are analysed and picked, against the
     statistics cached. Also return the terms of the papers analysed now, by key: counted in the same
     pass over their words, for ``_related``.
     """
-    reference = oldest[:keyphrases.reference_count(len(oldest))]
     signature = digest_of(_doc_parts("reference", [keys[row] for row in reference]))
     picks = cache.stage("picks", tuple)
     picked = [picks.get(digest(signature, k)) for k in keys]
@@ -187,19 +188,18 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], oldest: list[int
 
 
 def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
-             counted: dict[bytes, related.PaperTerms], oldest: list[int], cache: Cache,
+             counted: dict[bytes, related.PaperTerms], oldest: list[int], reference: list[int], cache: Cache,
              bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
     """Return every paper's related papers and its place on the map, by position.
 
     Both come from the papers' TF-IDF matrix, made of each paper's terms, counted alone (cached,
     or ``counted`` already, by ``keys``: see ``_keyphrases``), and kept with the related papers and
-    the places under the hash of the reference papers (``oldest``: positions by arrival; see
-    ``keyphrases.reference_count``). When the last build's papers are the oldest ones now, in the
-    same order in the catalog, only the new ones are counted and compared with all
+    the places under the hash of the ``reference`` papers (the first of ``oldest``, all positions by
+    arrival; see ``keyphrases.reference_count``). When the last build's papers are the oldest ones
+    now, in the same order in the catalog, only the new ones are counted and compared with all
     (``related.extend``); the map is laid out again beside.
     """
     memo = cache.stage("related-state", tuple, single=True)
-    reference = oldest[:keyphrases.reference_count(len(oldest))]
     key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
     held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places)
     earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None

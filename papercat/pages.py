@@ -68,7 +68,8 @@ def _site_pages(catalog: Catalog, news: News, base_url: str | None) -> list[Page
     positions = {slug: {p.id: i for i, p in enumerate(papers)} for slug, papers in catalog.by_venue.items()}
     # A paper page's context is made where the page renders: in a worker process, mostly.
     pages += [Page(urls.paper_path(paper.id), "paper.html", source=str(paper.source),
-                   make=partial(paper_context, catalog, paper, by_id, positions, venues)) for paper in catalog.papers]
+                   make_context=partial(paper_context, catalog, paper, by_id, positions, venues))
+              for paper in catalog.papers]
     return pages
 
 

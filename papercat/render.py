@@ -30,7 +30,7 @@ class Page:
     template: str
     context: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # what the page was made from, for error messages
-    make: Callable[[], dict[str, Any]] | None = None  # else the context: made by the process that renders the page
+    make_context: Callable[[], dict[str, Any]] | None = None  # if given, the context, made where the page renders
 
 
 def _link(page_path: str, link_base: str | None, target: str) -> str:
@@ -203,7 +203,7 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> 
     names = _GLOBALS.get(template)
     if names is None:
         names = _GLOBALS[template] = dict(template.globals)
-    own = page.context if page.make is None else page.make()
+    own = page.context if page.make_context is None else page.make_context()
     url = _url(page.path, own.get("link_base"))
     context = template.new_context({**names, **shared, **own, "page_path": page.path, "url": url}, shared=True)
     try:

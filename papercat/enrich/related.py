@@ -516,14 +516,7 @@ def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
     """
     order = range(len(docs)) if order is None else order
     matrix, columns = _matrix(papers, keyphrases, order)
-    k = max(0, min(k, len(docs) - 1))
-    rank = np.array(order, dtype=np.int64)
-    if k:
-        found, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank,
-                                   lambda: beside(matrix))
-    else:
-        found, other = [], beside(matrix)
-    return Relations(_best(found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
+    return _compared(matrix, columns, docs, order, max(0, min(k, len(docs) - 1)), beside)
 
 
 def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
@@ -536,18 +529,36 @@ def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequen
     The earlier papers' rows and their pairs stay as they were; only the new papers are compared with
     all, and an earlier paper's related papers change only where a new paper enters them.
     """
-    earlier, k, held = len(relations.rank), relations.k, relations.pairs
     columns = relations.columns
-    new = [keyphrases[row] for row in order[earlier:]]
+    new = [keyphrases[row] for row in order[len(relations.rank):]]
     columns.learn(new)
     rows, cols, counts = columns.rows(papers, new, 0)
     added = columns.weights(rows, cols, counts, len(papers))
     matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
+    return _compared(matrix, columns, docs, order, relations.k, beside, relations)
+
+
+def _compared(matrix: sparse.csr_matrix, columns: _Columns, docs: Sequence[tuple[str, str]], order: Sequence[int],
+              k: int, beside: Callable[[sparse.csr_matrix], B], earlier: Relations | None = None) -> tuple[Relations, B]:
+    """Return the Relations of ``matrix`` (a row per paper, oldest first: ``order``) and ``beside(matrix)``.
+
+    With the ``earlier`` Relations of the first papers (see ``extend``), only the later papers are
+    compared with all, and the earlier ones' lists take them in where they may reach them.
+    """
     rank = np.array(order, dtype=np.int64)
-    found, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank,
-                               lambda: beside(matrix), _floors(held, earlier, k))
-    old = list(zip(held.left().tolist(), held.right().tolist(), held.scores().tolist(), held.shared))
-    return Relations(_best(old + found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
+    found: list[tuple[int, int, float, tuple[str, ...]]] = []
+    floors = None
+    if earlier is not None:
+        held = earlier.pairs
+        found = list(zip(held.left().tolist(), held.right().tolist(), held.scores().tolist(), held.shared))
+        floors = _floors(held, len(earlier.rank), k)
+    if k:
+        pairs, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank,
+                                   lambda: beside(matrix), floors)
+        found += pairs
+    else:
+        other = beside(matrix)
+    return Relations(_best(found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
 
 
 def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
