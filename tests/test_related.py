@@ -8,6 +8,7 @@ import pickle
 import random
 from itertools import accumulate
 
+import numpy as np
 import pytest
 
 from papercat.enrich import keyphrases as keyphrases_module
@@ -237,6 +238,30 @@ def test_a_synthetic_catalog_of_three_thousand_papers():
     found = related_papers(docs, [()] * len(docs))
     check_invariants(found, len(docs), 5)
     assert sum(map(len, found)) > 0.9 * 5 * len(docs)
+
+
+@pytest.mark.parametrize("block_cells", [None, 704 * 128])
+def test_the_related_papers_are_the_best_of_all_pairs_scored_one_by_one(block_cells, monkeypatch):
+    """What the block-wise float32 scores shortlist is each paper's k best of every pair scored exactly:
+    ties to the lower position, copies of an abstract never related, however the scores are split."""
+    if block_cells:
+        monkeypatch.setattr(related_module, "BLOCK_CELLS", block_cells)  # 128 papers a block, 6 of them
+    docs = synthetic(700, seed=13)
+    docs[5] = docs[600]  # a copy
+    docs[17] = docs[42] = docs[300][0], docs[300][1][:150]  # two papers tied with each other everywhere
+    found = related_papers(docs, [()] * len(docs))
+    matrix, _ = _matrix([terms(*doc) for doc in docs], [()] * len(docs))
+    n, k = len(docs), 5
+    left, right = np.divmod(np.arange(n * n), n)
+    pairs = (left != right) & ~np.isin(left * n + right, [5 * n + 600, 600 * n + 5, 17 * n + 42, 42 * n + 17])
+    left, right = left[pairs], right[pairs]
+    exact = np.round(related_module._exact(related_module._products(matrix, left, right)), DECIMALS)
+    best: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    for score, a, b in sorted(zip((-exact).tolist(), left.tolist(), right.tolist()), key=lambda x: (x[1], x[0], x[2])):
+        if score < 0 and len(best[a]) < k:
+            best[a].append((b, -score))
+    assert [[(r.index, r.score) for r in near] for near in found] == best
+    assert sum(map(len, best)) > 0.9 * k * n
 
 
 def test_scipys_loop_and_numpys_indexing_add_the_rare_terms_alike(monkeypatch):

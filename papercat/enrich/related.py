@@ -21,7 +21,7 @@ from papercat.enrich.keyphrases import (
     reference_size,
     word_keys,
 )
-from papercat.parallel import Plain, map_beside, parallel_map
+from papercat.parallel import Plain, jobs, map_beside, parallel_map
 from papercat.text import folded
 
 __all__ = ["PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate", "relate_beside",
@@ -36,8 +36,8 @@ DECIMALS = 4
 # shares some of them, so in a sparse product they make most of the work. 192 columns of 20,000
 # papers are 15 MB; at 20,000 papers 256 took 5% longer and 128 was no faster.
 HEAD_TERMS = 192
-# Scores computed at once: every paper times a block of papers, float32. 8 million cells are 32 MB
-# (plus as much for the dense product), so 20,000 papers stay far under 1 GB.
+# Scores computed at once: at most every paper times a strip (or block) of papers, float32. 8 million
+# cells are 32 MB (plus as much for the dense product), so 20,000 papers stay far under 1 GB.
 BLOCK_CELLS = 8_000_000
 CHUNK = 64  # maxima per chunk of this many papers bound each paper's k-th best score from below
 _TOLERANCE = 2 * 10.0 ** -DECIMALS  # float32 scores are within this of exact ones, far more than needed
@@ -269,7 +269,7 @@ def _duplicates(docs: Sequence[tuple[str, str]]) -> dict[int, list[int]]:
 
 
 class _Scorer:
-    """Approximate float32 cosines of a block of papers with all papers: dense for the commonest terms."""
+    """Approximate float32 cosines of papers with papers: dense for the commonest terms."""
 
     def __init__(self, matrix: sparse.csr_matrix) -> None:
         n, terms = matrix.shape
@@ -280,15 +280,22 @@ class _Scorer:
         single = matrix.astype(np.float32)
         self.head = np.zeros((self.width, len(head)), dtype=np.float32)
         self.head[:n] = single[:, head].toarray()
-        self.tail = single[:, tail].tocsr()
+        tail_rows = single[:, tail].tocsr()
+        self.tail = sparse.csr_matrix((tail_rows.data, tail_rows.indices,
+                                       np.r_[tail_rows.indptr, [tail_rows.indptr[-1]] * (self.width - n)]),
+                                      shape=(self.width, len(tail)))
 
-    def block(self, start: int, stop: int) -> np.ndarray:
-        """Return the scores of every paper (rows, padded) with papers start..stop-1 (columns).
+    def block(self, start: int, stop: int, rows: slice | np.ndarray = slice(None)) -> np.ndarray:
+        """Return the scores of papers ``rows`` (padded: all by default) with papers start..stop-1 (columns).
 
         Papers down the rows let the chunk maxima of ``_shortlist`` reduce whole rows at a time.
         """
-        scores = self.head @ self.head[start:stop].T
-        _add_sparse(scores, self.tail @ self.tail[start:stop].T.tocsr())
+        return self.scores(rows, slice(start, stop))
+
+    def scores(self, rows: slice | np.ndarray, columns: slice | np.ndarray) -> np.ndarray:
+        """Return the scores of papers ``rows`` (down) with papers ``columns`` (across)."""
+        scores = self.head[rows] @ self.head[columns].T
+        _add_sparse(scores, self.tail[rows] @ self.tail[columns].T.tocsr())
         return scores
 
 
@@ -343,23 +350,111 @@ def _exact(products: sparse.csr_matrix) -> np.ndarray:
 def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicates: dict[int, list[int]],
                 rank: np.ndarray, beside: Callable[[], B],
                 floors: np.ndarray | None = None) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
-    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k, block by block,
-    ties to the related paper of lower ``rank``, and ``beside()``.
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k (and maybe more:
+    ``_best`` keeps the k best), ties to the related paper of lower ``rank``, and ``beside()``.
 
     With ``floors`` (one per earlier paper, the first ones: see ``_floors``), only the later papers
-    are ranked against all, and each earlier paper against the later ones whose score may reach its
-    floor: the pairs (earlier, later paper) are its top k of those.
+    are ranked against all, block by block, and each earlier paper against the later ones whose
+    score may reach its floor: the pairs (earlier, later paper) are its top k of those.
 
     The blocks are independent, so worker processes share them (parallel.py) while this process runs ``beside``.
     """
     n = matrix.shape[0]
     scorer = _Scorer(matrix)
+    if floors is None:
+        return _all_neighbours(matrix, features, scorer, k, duplicates, rank, beside)
     step = max(1, BLOCK_CELLS // scorer.width)
-    blocks = [(start, min(n, start + step)) for start in range(0 if floors is None else len(floors), n, step)]
+    blocks = [(start, min(n, start + step)) for start in range(len(floors), n, step)]
     found, other = map_beside(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, rank, floors,
                                                               *block),
                               blocks, beside, min_items=2)
     return [pair for pairs in found for pair in pairs], other
+
+
+def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
+                    duplicates: dict[int, list[int]], rank: np.ndarray,
+                    beside: Callable[[], B]) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
+    """Return what ``_neighbours`` returns without floors: every paper ranked against all, each pair scored
+    once.
+
+    The scores are symmetric, so only those on and below the diagonal are computed, a strip of
+    papers (columns) against the papers from the strip's first on (rows) at a time. A strip gives
+    each chunk of CHUNK papers' maximum score with each of its papers, and each of its papers'
+    maximum with each chunk of the strip: the k-th best of a paper's chunk maxima bounds its k-th
+    best score from below. Then only the chunks that reach that floor are scored again, cell by cell.
+    """
+    n, width = matrix.shape[0], scorer.width
+    step = max(CHUNK, BLOCK_CELLS // width // CHUNK * CHUNK)
+    strips = [(start, min(width, start + step)) for start in range(0, n, step)]
+    parts, other = map_beside(lambda strip: _strip_maxima(scorer, duplicates, *strip), strips, beside, min_items=2)
+    maxima = np.zeros((width, width // CHUNK), dtype=np.float32)  # paper x chunk of papers
+    for (start, stop), (down, across) in zip(strips, parts):
+        first, last = start // CHUNK, stop // CHUNK
+        maxima[start:stop, first:] = down
+        np.maximum(maxima[start:, first:last], across, out=maxima[start:, first:last])
+    maxima = maxima[:n]
+    chunks = maxima.shape[1]
+    floor = np.partition(maxima, chunks - k, axis=1)[:, chunks - k] if chunks > k else np.zeros(n, np.float32)
+    floor = _reachable(floor).astype(np.float32)
+    paper, chunk = np.nonzero(maxima >= floor[:, None])
+    order = np.argsort(chunk, kind="stable")
+    paper, chunk = paper[order], chunk[order]
+    bounds = np.searchsorted(chunk, np.arange(chunks + 1))
+    # Runs of chunks with about as many hits each, a run a piece of work for a worker.
+    shares = np.linspace(0, len(paper), min(chunks, _RUNS_PER_WORKER * jobs()) + 1)[1:-1]
+    edges = np.unique(np.r_[0, np.searchsorted(bounds, shares), chunks]).tolist()
+    runs = list(zip(edges[:-1], edges[1:]))
+    found = parallel_map(lambda run: _chunk_neighbours(matrix, features, scorer, k, duplicates, rank, floor, paper,
+                                                       bounds, *run), runs, min_items=2)
+    return [pair for pairs in found for pair in pairs], other
+
+
+_RUNS_PER_WORKER = 8
+
+
+def _strip_maxima(scorer: _Scorer, duplicates: dict[int, list[int]], start: int,
+                  stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return the maxima of the scores of papers start..stop-1 (a strip, multiples of CHUNK) with the papers
+    from ``start`` on: each paper of the strip's with each chunk from ``start``'s (a row per paper), and each
+    paper's from ``start`` on with each chunk of the strip (a row per paper)."""
+    scores = scorer.block(start, stop, slice(start, None))
+    _unrelated(scores, duplicates, start, np.arange(start, stop))
+    height, breadth = scores.shape
+    down = scores.reshape(height // CHUNK, CHUNK, breadth).max(axis=1).T
+    across = np.maximum.reduceat(scores, np.arange(0, breadth, CHUNK), axis=1)  # quicker than a reshaped max
+    return np.ascontiguousarray(down), across
+
+
+def _unrelated(scores: np.ndarray, duplicates: dict[int, list[int]], first: int, columns: np.ndarray) -> None:
+    """Zero the scores (papers from ``first`` on down, ``columns`` across) of a paper with itself or a copy."""
+    own = columns - first
+    inside = (own >= 0) & (own < scores.shape[0])
+    scores[own[inside], np.flatnonzero(inside)] = 0.0  # never related to itself
+    for column, paper in enumerate(columns.tolist()):
+        for copy in duplicates.get(paper, ()):
+            if 0 <= copy - first < scores.shape[0]:
+                scores[copy - first, column] = 0.0  # nor to another copy of itself
+
+
+def _chunk_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
+                      duplicates: dict[int, list[int]], rank: np.ndarray, floor: np.ndarray, paper: np.ndarray,
+                      bounds: np.ndarray, first: int, last: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """Return the top k, among chunks first..last-1, of each paper some of them may reach the floor of:
+    ``paper[bounds[c]:bounds[c + 1]]`` are chunk c's papers."""
+    left, others = [], []
+    for chunk in range(first, last):
+        mine = paper[bounds[chunk]:bounds[chunk + 1]]
+        if not len(mine):
+            continue
+        rows = np.arange(chunk * CHUNK, (chunk + 1) * CHUNK)
+        scores = scorer.scores(rows, mine)  # a chunk down, its papers across
+        _unrelated(scores, duplicates, int(rows[0]), mine)
+        hit, column = np.nonzero(scores >= floor[mine])
+        left.append(mine[column])
+        others.append(rows[hit])
+    if not left:
+        return []
+    return _top(matrix, features, np.concatenate(left), np.concatenate(others), k, rank)
 
 
 def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
@@ -368,9 +463,7 @@ def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _S
     """Return the top k of papers start..stop-1, and the earlier papers' pairs with them, as ``_neighbours``
     does."""
     scores = scorer.block(start, stop)
-    scores[np.arange(start, stop), np.arange(stop - start)] = 0.0  # never related to itself
-    for i in filter(duplicates.__contains__, range(start, stop)):
-        scores[duplicates[i], i - start] = 0.0  # nor to another copy of itself
+    _unrelated(scores, duplicates, 0, np.arange(start, stop))
     mine, others = _shortlist(scores, k)
     found = _top(matrix, features, mine + start, others, k, rank)
     if floors is not None:
