@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import TypeVar
 
 import numpy as np
+from scipy import sparse
 
 from .abstract import RenderedAbstract, plain_text, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
@@ -24,6 +26,8 @@ from .paper_map import places as map_places
 from .parallel import MIN_ITEMS, parallel_map, started
 from .progress import Stage
 from .text import folded
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -89,17 +93,25 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     with alone if len(need_topics) + len(need_names) >= MIN_ITEMS else nullcontext(lambda: ([], [])) as found:
         bar.restart("keyphrases")
         phrases, counted = _keyphrases(docs, keys, reference, cache, bar)
+
+        def unrelated(places: list[tuple[int, int]]) -> tuple[list[Paper], Catalog]:
+            """Return the papers, by position, and the catalog, all but their related papers: made while
+            worker processes compare the papers (see ``_related``)."""
+            known_topics, known_names = found()
+            matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, None,
+                                      dict(zip(need_topics, known_topics)))
+            names = name_stage.map(names_of, range(len(texts)), keys.__getitem__, None,
+                                   dict(zip(need_names, known_names)))
+            papers = _papers(merged, rendered, titles, phrases, names, matches, venues, overrides)
+            return papers, Catalog.assemble(papers, list(venues.values()), [*taxonomy, OTHER], venue_order,
+                                            {m.id: place for m, place in zip(merged, places)})
+
         bar.restart("related papers")
-        near, places = _related(docs, keys, phrases, counted, oldest, reference, cache, bar)
-        bar.restart("topics")
-        known_topics, known_names = found()
-    matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, bar.advance,
-                              dict(zip(need_topics, known_topics)))
-    names = name_stage.map(names_of, range(len(texts)), keys.__getitem__, None, dict(zip(need_names, known_names)))
-    papers = _papers(merged, rendered, titles, phrases, names, near, matches, venues, overrides)
-    topics = (*taxonomy, OTHER)
-    return Catalog.assemble(papers, list(venues.values()), list(topics), venue_order,
-                            {m.id: place for m, place in zip(merged, places)}), problems
+        near, (papers, catalog) = _related(docs, keys, phrases, counted, oldest, reference, cache, bar, unrelated)
+    bar.restart("topics")
+    bar.advance(len(merged))  # found beside the related papers
+    _relate(papers, near)
+    return catalog, problems
 
 
 def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Venue], dict[str, list[str]],
@@ -189,8 +201,9 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[
 
 def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
              counted: dict[bytes, related.PaperTerms], oldest: list[int], reference: list[int], cache: Cache,
-             bar: Stage) -> tuple[list[tuple[Related, ...]], list[tuple[int, int]]]:
-    """Return every paper's related papers and its place on the map, by position.
+             bar: Stage, alongside: Callable[[list[tuple[int, int]]], T]) -> tuple[list[tuple[Related, ...]], T]:
+    """Return every paper's related papers, by position, and ``alongside(places)`` of every paper's place
+    on the map, by position: run while worker processes compare the papers.
 
     Both come from the papers' TF-IDF matrix, made of each paper's terms, counted alone (cached,
     or ``counted`` already, by ``keys``: see ``_keyphrases``), and kept with the related papers and
@@ -203,30 +216,40 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
     held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places)
     earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
+
+    def beside(matrix: sparse.csr_matrix) -> tuple[list[tuple[int, int]], T]:
+        placed = map_places(matrix)
+        return placed, alongside(_by_position(placed, oldest))
+
     if earlier is not None and len(earlier.rank) == len(docs):
         bar.advance(len(docs))
-        relations, placed = earlier, held[2]
+        relations, (placed, other) = earlier, (held[2], alongside(_by_position(held[2], oldest)))
     elif earlier is not None:  # a new listing: its papers' terms were counted as they were analysed
         new = oldest[len(earlier.rank):]
         bar.advance(len(earlier.rank))
         terms = [counted.get(keys[row]) or related.terms(*docs[row]) for row in new]
         bar.advance(len(new))
         bar.note("comparing papers")
-        relations, placed = related.extend(earlier, docs, terms, phrases, oldest, map_places)
+        relations, (placed, other) = related.extend(earlier, docs, terms, phrases, oldest, beside)
     else:
         stage = cache.stage("related", related.PaperTerms)
         terms = stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
                           counted)
         stage.close()
         bar.note("comparing papers")
-        relations, placed = related.relate_beside(docs, terms, phrases, map_places, order=oldest)
+        relations, (placed, other) = related.relate_beside(docs, terms, phrases, beside, order=oldest)
     if relations is not earlier:
         memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed))
         memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
-    places: list[tuple[int, int]] = [(0, 0)] * len(docs)
+    return relations.found(oldest), other
+
+
+def _by_position(placed: list[tuple[int, int]], oldest: list[int]) -> list[tuple[int, int]]:
+    """Return the places of the papers (``placed`` oldest first) by position."""
+    places: list[tuple[int, int]] = [(0, 0)] * len(placed)
     for row, place in zip(oldest, placed):
         places[row] = place
-    return relations.found(oldest), places
+    return places
 
 
 def _extends(held: bytes, rank: tuple[int, ...], keys: list[bytes], oldest: list[int]) -> bool:
@@ -248,25 +271,32 @@ def _doc_parts(stage: str, keys: list[bytes],
 
 
 def _papers(merged: list[_Merged], rendered: list[RenderedAbstract], titles: list[str],
-            phrases: list[tuple[str, ...]], names: list[tuple[str, ...]], near: list[tuple[Related, ...]],
-            matches: list[tuple[TopicMatch, ...]], venues: dict[str, Venue],
-            overrides: dict[str, Override]) -> list[Paper]:
-    """Return the enriched papers, one per distinct abstract, from what each pass found for it."""
-    ids = [m.id for m in merged]
-    return [
-        # A link that no shared term explains reads as noise, so it is left out.
-        _paper(m, r, title, own, coined,
-               tuple([RelatedPaper(ids[x.index], x.score, x.shared) for x in found if x.shared]),
-               venues, derived, overrides.get(m.id, _NO_OVERRIDE))
-        for m, r, title, own, coined, found, derived in zip(merged, rendered, titles, phrases, names, near, matches)
-    ]
+            phrases: list[tuple[str, ...]], names: list[tuple[str, ...]], matches: list[tuple[TopicMatch, ...]],
+            venues: dict[str, Venue], overrides: dict[str, Override]) -> list[Paper]:
+    """Return the enriched papers, one per distinct abstract, from what each pass found for it: all but
+    their related papers (see ``_relate``)."""
+    return [_paper(m, r, title, own, coined, venues, derived, overrides.get(m.id, _NO_OVERRIDE))
+            for m, r, title, own, coined, derived in zip(merged, rendered, titles, phrases, names, matches)]
+
+
+def _relate(papers: list[Paper], near: list[tuple[Related, ...]]) -> None:
+    """Give each paper (by position) its related papers (``near``, by position).
+
+    The papers are made while worker processes compare them (see ``make_catalog``), before anyone
+    else sees them: this is the one change to a Paper after it is made, and nothing has hashed it.
+    A link that no shared term explains reads as noise, so it is left out.
+    """
+    ids = [p.id for p in papers]
+    for paper, found in zip(papers, near):
+        object.__setattr__(paper, "related",
+                           tuple([RelatedPaper(ids[x.index], x.score, x.shared) for x in found if x.shared]))
 
 
 _NO_OVERRIDE = Override()  # a paper papers.yaml says nothing about
 
 
 def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple[str, ...],
-           names: tuple[str, ...], related: tuple[RelatedPaper, ...], venues: dict[str, Venue], derived: tuple[TopicMatch, ...],
+           names: tuple[str, ...], venues: dict[str, Venue], derived: tuple[TopicMatch, ...],
            override: Override) -> Paper:
     """Return the enriched paper for one distinct abstract."""
     venue_slugs = tuple(dict.fromkeys(v for _, v in m.found))
@@ -284,7 +314,6 @@ def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple
         text=rendered.text,
         keyphrases=keyphrases,
         names=names,
-        related=related,
         authors=override.authors,
         title_given=override.title is not None,
     )
