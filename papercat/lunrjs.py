@@ -10,6 +10,7 @@ inputs and compares.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable, Iterator
 
 from lunr.pipeline import Pipeline
@@ -39,6 +40,7 @@ _SEPARATOR = re.compile(f"[{_JS_SPACE}\\-]+")
 
 # lunr.trimmer uses /^\W+/ and /\W+$/: JavaScript's \W is ASCII-only, so "über" loses its "ü".
 _TRIM = re.compile(r"^\W+|\W+\Z", re.ASCII)
+_WORD_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_")  # JavaScript's \w
 
 # lunr.stopWordFilter's list, in its order.
 STOP_WORDS = frozenset("""
@@ -202,14 +204,19 @@ def pipeline_terms(text: str) -> list[str]:
 
 def _index_term(token: str) -> str | None:
     """Return ``index_term(token)``, worked out."""
-    trimmed = trim(token)
+    # Most tokens (six in ten at 20,000 papers) begin and end with a word character: trim would
+    # leave them as they are, and the pattern costs more than this test.
+    trimmed = token if token[:1] in _WORD_CHARACTERS and token[-1:] in _WORD_CHARACTERS else trim(token)
     # lunr.js would index "—" as the empty term, which no query can reach; it is dropped here.
-    return None if not trimmed or trimmed in STOP_WORDS else stem(trimmed)
+    return None if not trimmed or trimmed in STOP_WORDS else _STEMS[trimmed]
 
 
 # One entry per distinct token: a catalog of 50,000 abstracts repeats a few hundred thousand distinct
 # tokens millions of times, and the stemmer's dozen regexes are the build's slowest step.
 _TERMS: Memo[str, str | None] = Memo(_index_term)
+# Distinct tokens trim to fewer distinct words ("agents", "agents," and "(agents" are one): at 20,000
+# papers 133,000 tokens are 93,000 words, each stemmed once.
+_STEMS: Memo[str, str] = Memo(stem)
 
 
 def index_term(token: str) -> str | None:
