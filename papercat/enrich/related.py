@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import chain
+from itertools import chain, pairwise
 from typing import TypeVar
 
 import numpy as np
@@ -403,7 +403,7 @@ def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Sco
     # Runs of chunks with about as many hits each, a run a piece of work for a worker.
     shares = np.linspace(0, len(paper), min(chunks, _RUNS_PER_WORKER * jobs()) + 1)[1:-1]
     edges = np.unique(np.r_[0, np.searchsorted(bounds, shares), chunks]).tolist()
-    runs = list(zip(edges[:-1], edges[1:]))
+    runs = list(pairwise(edges))
     found = parallel_map(lambda run: _chunk_neighbours(matrix, features, scorer, k, duplicates, rank, floor, paper,
                                                        bounds, *run), runs, min_items=2)
     return [pair for pairs in found for pair in pairs], other
