@@ -48,7 +48,16 @@ def test_calls_of_names_keep_jinjas_meaning():
 
 @pytest.mark.parametrize("value", ["a<b>&\"'", Markup("<i>safe</i>"), 0, -12, 2025, True, None, 1.5])
 def test_escape_matches_markupsafe(value):
-    assert _escape(value) == escape(value) and type(_escape(value)) is Markup
+    # the text markupsafe gives; a plain str for text and numbers (the compiled templates only join it)
+    assert _escape(value) == escape(value)
+    assert type(_escape(value)) is (str if type(value) in (str, int) else Markup)
+
+
+def test_blocks_and_macros_of_escaped_outputs_stay_safe():
+    # what a set block, a macro or a block holds is Markup, however its outputs were escaped
+    source = ("{% set x %}<{{ '<' }}>{% endset %}{{ x }} {% macro m(v) %}<{{ v }}>{% endmacro %}{{ m('&') }} "
+              "{{ m(m('>')) }}")
+    assert render(source) == "<&lt;> <&amp;> <<&gt;>>"
 
 
 @pytest.mark.parametrize("value, delimiter", [
