@@ -46,6 +46,19 @@ def test_calls_of_names_keep_jinjas_meaning():
         render("{{ nothing(1) }}")
 
 
+def test_names_set_by_templates_and_names_undefined():
+    # a page's names and what its templates set live in one dict (render_page): set names shadow
+    # the page's, reach macros imported with context, and names never given stay undefined
+    macros = "{% macro m() %}{{ x }}/{{ y is defined }}{% endmacro %}"
+    page = ("{{ x }} {% set x = 'set' %}{% from 'm.html' import m with context %}{{ x }} {{ m() }} "
+            "{{ y is defined }} {% for i in [1] %}{% set x = 'loop' %}{{ x }}{% endfor %} {{ x }}")
+    env = make_environment(TEMPLATES)
+    env.loader = jinja2.DictLoader({"page.html": page, "m.html": macros})
+    out = render_page(env, Page("papers/a.html", "page.html", {"x": "given"}), {}).decode()
+    assert out == "given set set/False False loop set"
+    assert env.get_template("page.html").render(x="given") == out
+
+
 @pytest.mark.parametrize("value", ["a<b>&\"'", Markup("<i>safe</i>"), 0, -12, 2025, True, None, 1.5])
 def test_escape_matches_markupsafe(value):
     # the text markupsafe gives; a plain str for text and numbers (the compiled templates only join it)
