@@ -76,9 +76,9 @@ def relative(from_page: str, target: str) -> str:
     """Return a link from the page at ``from_page`` to ``target`` (both site-relative paths)."""
     folder = from_page.rpartition("/")[0]  # posixpath.dirname's result for a normalised path, with less work
     if "/" not in folder and target and "#" not in target:
-        # Every page of the site is in its root or one folder down: its links to other folders
-        # climb out of that one folder, with far less work than _relpath (a big page meets 20,000
-        # links for the first time).
+        # Every page of the site is in its root or one folder down: a link cuts that folder off a
+        # target inside it or climbs out of it, with far less work than _relpath (a big page meets
+        # 20,000 links for the first time).
         if not folder:
             return target
         return target[len(folder) + 1:] if target.startswith(folder + "/") else "../" + target
