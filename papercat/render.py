@@ -56,7 +56,7 @@ def _url(page_path: str, link_base: str | None) -> Callable[[str], str]:
     url = _LINKS.get(key)
     if url is None:
         url = _LINKS[key] = Memo(partial(_link, page_path, link_base), _LINKS_LIMIT).__getitem__
-        _KNOWN[id(url)] = (url, False)  # one object for every call: _Context.call knows it by its id
+        _PLAIN[id(url)] = url  # one object for every call: _Context.call knows it by its id
     return url
 
 
@@ -73,20 +73,20 @@ class _Context(jinja2.runtime.Context):
     """Jinja's context, with a short path for calls of the site's own functions (url(), paper_path()...).
 
     Jinja's ``Context.call`` inspects every callable for pass_context and friends: more work than
-    ``url()`` itself, which a page calls dozens of times. The functions below (and each folder's
-    url(), see _LINKS) are known, and so are macros (a topic page calls one per paper): they are
-    called straight away, with the same arguments Jinja would give them.
+    ``url()`` itself, which a page calls dozens of times. The site's functions (_PLAIN, each
+    folder's url(), see _LINKS, and absolute()) are known, and so are macros (a topic page calls
+    one per paper): they are called straight away, with the same arguments Jinja would give them.
     """
 
     def call(self, obj: Any, /, *args: Any, _block_vars: Any = None, _loop_vars: Any = None, **kwargs: Any) -> Any:
-        known = _KNOWN.get(id(obj))
-        # Jinja passes the variables set in the block or loop around the call: a function that
-        # takes the context then gets a derived one, so those calls take Jinja's own way.
-        if known is not None and known[0] is obj and not (known[1] and (_block_vars or _loop_vars)):
-            if known[1]:
-                args = (self, *args)
+        if _PLAIN.get(id(obj)) is obj:
+            pass
         elif type(obj) is jinja2.runtime.Macro:  # Macro.__call__ takes the evaluation context
             args = (self.eval_ctx, *args)
+        # Jinja passes the variables set in the block or loop around the call: a function that
+        # takes the context then gets a derived one, so those calls take Jinja's own way.
+        elif obj is _absolute and not (_block_vars or _loop_vars):
+            args = (self, *args)
         else:
             return super().call(obj, *args, _block_vars=_block_vars, _loop_vars=_loop_vars, **kwargs)
         try:
@@ -96,20 +96,22 @@ class _Context(jinja2.runtime.Context):
                                               " StopIteration exception")
 
 
-def _escape(value: Any) -> Markup:
-    """Return ``markupsafe.escape(value)``, the same string, with less work for the usual cases.
+def _escape(value: Any) -> str:
+    """Return the text of ``markupsafe.escape(value)``, with less work for the usual cases.
 
-    A plain string is escaped and wrapped without Markup's checks for __html__; Markup (macro
-    output, sanitised abstracts) is already safe and returned as it is (escape would copy it); a
-    whole number (a position, a heading level, a place on the map) has nothing to escape.
+    The compiled templates call it only on the values they output, and only join what it returns
+    (a macro, a block or a set block makes Markup of the joined text): so a plain string or a whole
+    number (a position, a heading level, a place on the map) comes back as a plain str, without
+    making a Markup object of each (a fifth of the CPU of rendering a page). Markup (macro output,
+    sanitised abstracts) is already safe and returned as it is (escape would copy it).
     """
     kind = type(value)
     if kind is str:
-        return str.__new__(Markup, _escape_inner(value))
+        return _escape_inner(value)  # type: ignore[no-any-return]
     if kind is Markup:
         return value
     if kind is int:
-        return str.__new__(Markup, int.__repr__(value))
+        return int.__repr__(value)
     return escape(value)
 
 
@@ -186,12 +188,18 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     return env
 
 
-# The callables _Context calls straight away, by id: (the callable, whether it takes the context).
-_KNOWN: dict[int, tuple[Any, bool]] = {
-    id(f): (f, takes_context) for f, takes_context in (
-        (_absolute, True), (urls.paper_path, False), (urls.venue_path, False),
-        (urls.topic_path, False), (urls.venue_feed_path, False), (urls.topic_feed_path, False))
-}
+# The site's functions that take no context, which _Context calls straight away, by id.
+_PLAIN: dict[int, Any] = {id(f): f for f in (urls.paper_path, urls.venue_path, urls.topic_path,
+                                             urls.venue_feed_path, urls.topic_feed_path)}
+
+
+class _Names(dict[str, Any]):
+    """A page's names: Jinja's ``missing`` for a name it lacks, as Context.resolve_or_missing gives."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> Any:
+        return jinja2.utils.missing
 
 
 def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
@@ -205,7 +213,15 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> 
         names = _GLOBALS[template] = dict(template.globals)
     own = page.context if page.make_context is None else page.make_context()
     url = _url(page.path, own.get("link_base"))
-    context = template.new_context({**names, **shared, **own, "page_path": page.path, "url": url}, shared=True)
+    page_names = _Names({**names, **shared, **own, "page_path": page.path, "url": url})
+    # template.new_context(page_names, shared=True), without listing the globals' names again
+    context = env.context_class(env, page_names, template.name, template.blocks)
+    context.globals_keys = names.keys()  # type: ignore[assignment]  # a set of names, as Jinja's
+    # The page's names and what its templates set ({% set %}) in one dict of its own, so a name is
+    # looked up by the dict's own __getitem__ rather than by Context.resolve_or_missing, which
+    # looks in two dicts in Python (a paper page looks up about 55 names).
+    context.vars = page_names
+    context.resolve_or_missing = page_names.__getitem__  # type: ignore[method-assign]
     try:
         return env.concat(template.root_render_func(context)).encode("utf-8")  # type: ignore[attr-defined]
     except Exception:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 HOME = "index.html"
@@ -75,8 +74,16 @@ def topic_feed_path(slug: str) -> str:
 
 def relative(from_page: str, target: str) -> str:
     """Return a link from the page at ``from_page`` to ``target`` (both site-relative paths)."""
+    folder = from_page.rpartition("/")[0]  # posixpath.dirname's result for a normalised path, with less work
+    if "/" not in folder and target and "#" not in target:
+        # Every page of the site is in its root or one folder down: a link cuts that folder off a
+        # target inside it or climbs out of it, with far less work than _relpath (a big page meets
+        # 20,000 links for the first time).
+        if not folder:
+            return target
+        return target[len(folder) + 1:] if target.startswith(folder + "/") else "../" + target
     target, hash_, fragment = target.partition("#")
-    return f"{_relpath(target, posixpath.dirname(from_page))}{hash_}{fragment}" if target else f"{hash_}{fragment}"
+    return f"{_relpath(target, folder)}{hash_}{fragment}" if target else f"{hash_}{fragment}"
 
 
 def _relpath(target: str, folder: str) -> str:

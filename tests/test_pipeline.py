@@ -71,28 +71,30 @@ def test_papers_json_holds_every_paper(tmp_path):
 def test_papers_json_is_written_as_json_dumps_would_write_it():
     import random
 
-    from papercat.model import Catalog
-    from papercat.pages import indented_json, papers_json
+    from papercat.model import Catalog, Link, Paper, RelatedPaper, Source, TopicMatch, Venue
+    from papercat.pages import papers_json
     rng = random.Random(7)
     texts = ["", "plain", "é ü ✓ 🎉", 'quote " back\\slash', "new\nline\ttab", "\u2028\u2029\x00\x1f", "</script>"]
 
-    def value(depth: int):
-        kind = rng.randrange(7 if depth < 3 else 4)
-        if kind == 0:
-            return rng.choice(texts)
-        if kind == 1:
-            return rng.choice([0, -3, 2025, 10**20])
-        if kind == 2:
-            return rng.choice([None, True, False, 1.5])
-        if kind == 3:
-            return []
-        if kind == 4:
-            return {rng.choice(texts + ["b", "a"]): value(depth + 1) for _ in range(rng.randrange(4))}
-        return [value(depth + 1) for _ in range(rng.randrange(4))]
+    def some() -> tuple[str, ...]:
+        return tuple(rng.choice(texts) for _ in range(rng.randrange(4)))
 
-    for _ in range(500):
-        data = value(0)
-        assert indented_json(data) == json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1)
+    venues = (Venue("v-2025", "V", 2025), Venue("w-2024", 'W "<x>"', 2024))
+    papers = tuple(Paper(
+        id=f"{rng.choice(texts)}{n}", title=rng.choice(texts), abstract=rng.choice(texts),
+        venues=rng.choice([("v-2025",), ("w-2024", "v-2025")]), year=rng.choice([0, 2025, 10**20]),
+        sources=tuple(Source(rng.choice(texts), rng.randrange(1, 99)) for _ in range(rng.randrange(1, 3))),
+        topics=tuple(TopicMatch(slug, 1.0) for slug in some()), links=tuple(Link(url, "code", "Code") for url in some()),
+        text=rng.choice(texts), keyphrases=some(), related=tuple(RelatedPaper(i, 0.5, ()) for i in some()),
+        authors=some()) for n in range(300))
+    labels = {v.slug: v.label for v in venues}
+    records = [{"id": p.id, "title": p.title, "venue": labels[p.venue], "venue_slug": p.venue, "venues": list(p.venues),
+                "year": p.year, "topics": list(p.topic_slugs), "url": f"papers/{p.id}.html",
+                "links": [link.url for link in p.links], "authors": list(p.authors), "keyphrases": list(p.keyphrases),
+                "related": [r.id for r in p.related], "sources": [f"{s.path}:{s.line}" for s in p.sources],
+                "abstract": p.abstract, "text": p.text} for p in papers]
+    expected = json.dumps({"papers": records}, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+    assert papers_json(Catalog(papers, venues, ())).decode() == expected
     empty = Catalog.assemble([], [], [], {}, {})
     assert papers_json(empty).decode() == json.dumps({"papers": []}, indent=1) + "\n"
 

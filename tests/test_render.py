@@ -46,9 +46,31 @@ def test_calls_of_names_keep_jinjas_meaning():
         render("{{ nothing(1) }}")
 
 
+def test_names_set_by_templates_and_names_undefined():
+    # a page's names and what its templates set live in one dict (render_page): set names shadow
+    # the page's, reach macros imported with context, and names never given stay undefined
+    macros = "{% macro m() %}{{ x }}/{{ y is defined }}{% endmacro %}"
+    page = ("{{ x }} {% set x = 'set' %}{% from 'm.html' import m with context %}{{ x }} {{ m() }} "
+            "{{ y is defined }} {% for i in [1] %}{% set x = 'loop' %}{{ x }}{% endfor %} {{ x }}")
+    env = make_environment(TEMPLATES)
+    env.loader = jinja2.DictLoader({"page.html": page, "m.html": macros})
+    out = render_page(env, Page("papers/a.html", "page.html", {"x": "given"}), {}).decode()
+    assert out == "given set set/False False loop set"
+    assert env.get_template("page.html").render(x="given") == out
+
+
 @pytest.mark.parametrize("value", ["a<b>&\"'", Markup("<i>safe</i>"), 0, -12, 2025, True, None, 1.5])
 def test_escape_matches_markupsafe(value):
-    assert _escape(value) == escape(value) and type(_escape(value)) is Markup
+    # the text markupsafe gives; a plain str for text and numbers (the compiled templates only join it)
+    assert _escape(value) == escape(value)
+    assert type(_escape(value)) is (str if type(value) in (str, int) else Markup)
+
+
+def test_blocks_and_macros_of_escaped_outputs_stay_safe():
+    # what a set block, a macro or a block holds is Markup, however its outputs were escaped
+    source = ("{% set x %}<{{ '<' }}>{% endset %}{{ x }} {% macro m(v) %}<{{ v }}>{% endmacro %}{{ m('&') }} "
+              "{{ m(m('>')) }}")
+    assert render(source) == "<&lt;> <&amp;> <<&gt;>>"
 
 
 @pytest.mark.parametrize("value, delimiter", [

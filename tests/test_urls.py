@@ -10,7 +10,8 @@ import pytest
 from papercat import urls
 
 PAGES = ["index.html", "venues/index.html", "venues/icml-2025.html", "papers/abc.html", "search/index.html",
-         "new/index.html", "a/b/c/d.html", "feeds/topics/x.xml", "static/style.css", "papers.json"]
+         "new/index.html", "a/b/c/d.html", "feeds/topics/x.xml", "static/style.css", "papers.json",
+         "venuesx/a.html", "papers/x/y.html"]
 
 
 @pytest.mark.parametrize("source, target", list(itertools.product(PAGES, PAGES)))
