@@ -549,14 +549,13 @@ def _without_domains(text: str) -> str:
 
 
 def _paper_runs(title: str, abstract: str, aliases: dict[str, tuple[str, str]],
-                proper: set[str] | None = None) -> list[tuple[list[_Token], int]]:
-    """Return a paper's runs, each with its part: 0 for the title, else 1 + the sentence's position.
+                proper: set[str] | None = None) -> list[list[list[_Token]]]:
+    """Return a paper's runs part by part: the title's (part 0), then each sentence's (part 1 + its position).
 
     ``abstract`` is without web addresses (_without_domains) and ``aliases`` are its _word_aliases.
     """
     parts = [title] + _sentences(abstract) if title.strip() else [""] + _sentences(abstract)
-    return [(run, part) for part, text in enumerate(parts) if text
-            for run in _runs(text, part == 0, aliases, proper)]
+    return [_runs(text, part == 0, aliases, proper) for part, text in enumerate(parts)]
 
 
 def _part_weight(part: int) -> float:
@@ -677,12 +676,17 @@ def _add_grams(found: list[_Key], run: list[_Token]) -> None:
     found.extend(zip(words, words[1:], words[2:]))
 
 
-def _ngrams(runs: list[tuple[list[_Token], int]]) -> list[list[_Key]]:
-    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences)."""
+def _ngrams(parts: list[list[list[_Token]]]) -> list[list[_Key]]:
+    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences), given its runs by part."""
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
     last = len(grams) - 1
-    for run, part in runs:
-        _add_grams(grams[part if part < last else last], run)  # noqa: FURB136 - min() costs more, per run
+    for part, runs in enumerate(parts):
+        found = grams[part if part < last else last]  # noqa: FURB136 - min() costs more, per part
+        for run in runs:
+            if len(run) == 1:  # four runs in five are one word: one n-gram, without a call
+                found.append((run[0][0],))
+            else:
+                _add_grams(found, run)
     return grams
 
 
@@ -897,41 +901,41 @@ def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, Te
     The runs and n-grams of the abstract are worked out once for both when no web address is cut
     from it and it spells out no one-word alias; those of the title too when it reads alike.
     """
-    analysed, runs, grams, counts, adapted = _analyse(title, abstract)
+    analysed, parts, words, grams, counts, adapted = _analyse(title, abstract)
     if adapted:
         return analysed, count_terms(title, abstract)
     if _title_reads_alike(title):
-        words = Counter(chain.from_iterable(run for run, _ in runs))
         return analysed, (_term_words(words.items()), dict(counts))
     title_runs = _plain_runs(title)
-    return analysed, _term_counts(title_runs + [run for run, part in runs if part],
+    return analysed, _term_counts(title_runs + list(chain.from_iterable(parts[1:])),
                                   [_run_grams(title_runs), *grams[1:]])
 
 
-def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
+def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[list[list[_Token]]], Counter[_Token],
                                                  list[list[_Key]], Counter[_Key], bool]:
-    """Return ``analyse(title, abstract)``, the paper's runs, its ``_ngrams`` lists and their counts all
-    together, and whether the abstract was adapted (web addresses cut, one-word aliases put in): then
-    its runs are not ``_plain_runs``'s."""
+    """Return ``analyse(title, abstract)``, the paper's runs by part, how often it uses each word, its
+    ``_ngrams`` lists and their counts all together, and whether the abstract was adapted (web addresses
+    cut, one-word aliases put in): then its runs are not ``_plain_runs``'s."""
     proper: set[str] = set()
     plain = _without_domains(abstract)
     defined = _aliases(plain)  # read only, by the runs and the candidates alike
     aliases = _word_aliases(defined)
-    runs = _paper_runs(title, plain, aliases, proper)
-    words = list(chain.from_iterable(run for run, _ in runs))
-    numbers = dict(zip(dict.fromkeys(words), count()))
-    packed: list[int] = []
-    for run, part in runs:
-        packed.append(-1 - part)
-        packed.extend(map(numbers.__getitem__, run))
-    grams = _ngrams(runs)
+    parts = _paper_runs(title, plain, aliases, proper)
+    words = list(chain.from_iterable(chain.from_iterable(parts)))
+    used = Counter(words)  # the paper's distinct words in order of first use, and their counts
+    numbers = dict(zip(used, count()))
+    # Each run's part marker (-1 - part), then its words, part after part: made in C, not run by run.
+    marked = list(chain.from_iterable(chain.from_iterable(
+        chain.from_iterable(zip(repeat((-1 - part,)), runs)) for part, runs in enumerate(parts))))
+    packed = list(map(numbers.get, marked, marked))  # a word's number; a marker is not in numbers: itself
+    grams = _ngrams(parts)
     counts = Counter(chain.from_iterable(grams))
     flags = dict(zip(map(itemgetter(0), words), map(itemgetter(3), words)))  # where each word occurs last
     table = tuple(numbers)
     phrases = _candidates(packed, table, grams, counts, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
     analysed = PaperPhrases(table, packed_runs, phrases, frozenset(proper))
-    return analysed, runs, grams, counts, plain != abstract or bool(aliases)
+    return analysed, parts, used, grams, counts, plain != abstract or bool(aliases)
 
 
 def _title_reads_alike(title: str) -> bool:
