@@ -485,8 +485,8 @@ def _term_counts(runs: list[list[_Token]], grams: list[list[_Key]]) -> TermCount
 def _term_words(counted: Iterable[tuple[_Token, int]]) -> tuple[tuple[str, str, int], ...]:
     """Return (key, display form, times) for counted words, each distinct word given once, in order."""
     words: dict[tuple[str, str], int] = {}
-    for token, times in counted:
-        word = _term_word(token)
+    for (key, _, singular, flags), times in counted:
+        word = key, singular if flags & _CODED else singular.lower()  # _term_word, inline: once a word
         words[word] = words.get(word, 0) + times
     return tuple((key, name, times) for (key, name), times in words.items())
 
