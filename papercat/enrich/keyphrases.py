@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, count, pairwise, repeat
-from operator import itemgetter
+from operator import itemgetter, mul
 
 import numpy as np
 
@@ -274,6 +274,7 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 # Flags of a word, worked out once per distinct word.
 _ING, _CODED, _PLURAL, _ADJECTIVE, _BLAND_WORD, _GENERIC_WORD = 1, 2, 4, 8, 16, 32
 _BROAD = _BLAND_WORD | _GENERIC_WORD  # a broad word of the field or research talk
+_FILLER_ALONE = _ADJECTIVE | _BROAD  # no keyphrase alone
 
 # A word of a run: (key, surface, singular surface, flags). The key is lowercase, singular and
 # without hyphens, so "Pre-trainings" and "pretraining" match.
@@ -690,23 +691,28 @@ def _ngrams(parts: list[list[list[_Token]]]) -> list[list[_Key]]:
     return grams
 
 
+_LEAD_PART_WEIGHTS = tuple(map(_part_weight, range(len(LEAD_WEIGHTS) + 1)))  # the title's and lead sentences'
+_LATER_WEIGHT = _part_weight(len(LEAD_WEIGHTS) + 1)
+
+
 def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], counts: Counter[_Key],
                 flags: dict[str, int], defined: dict) -> dict[_Key, list]:
     """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``), its
     ``_ngrams`` and their counts all parts together."""
     # Each phrase as if all its occurrences were in the later sentences, as most are ...
-    phrases = {key: [float(n), n, n, False] for key, n in counts.items() if not _is_filler(key, flags)}
+    # (_is_filler's one-word test inline: most n-grams are one word.)
+    phrases = {key: [float(n), n, n, False] for key, n in counts.items()
+               if not (flags[key[0]] & _FILLER_ALONE if len(key) == 1 else _is_filler(key, flags))}
     # ... then those in the title or the lead sentences weighed part by part, in order: a part a phrase
     # is not in adds 0.0, so each weight is the very float of a sum over the parts it is in.
     lead = [Counter(part) for part in grams[:-1]]
-    for key in set(chain.from_iterable(lead)):
+    for key in set().union(*lead):
         phrase = phrases.get(key)
         if phrase is not None:
             times = [counter.get(key, 0) for counter in lead]
             n = phrase[_COUNT]
-            weight = sum(_part_weight(part) * k for part, k in enumerate(times))
-            phrase[:] = [weight + (n - sum(times)) * _part_weight(len(lead)), n - times[0], n - times[0],
-                         times[0] > 0]
+            weight = sum(map(mul, _LEAD_PART_WEIGHTS, times))
+            phrase[:] = [weight + (n - sum(times)) * _LATER_WEIGHT, n - times[0], n - times[0], times[0] > 0]
     _drop_name_pieces(phrases, defined)
     _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
                              if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
@@ -771,7 +777,7 @@ def _is_filler(key: _Key, flags: dict[str, int]) -> bool:
     """
     last = flags[key[-1]]
     if len(key) == 1:  # most phrases: no word before, none of the phrases every abstract uses
-        return bool(last & (_ADJECTIVE | _BROAD))
+        return bool(last & _FILLER_ALONE)
     if last & _ADJECTIVE or key in _GENERIC_PHRASES:
         return True
     return bool(last & _GENERIC_WORD) and all(flags[w] & _BROAD for w in key[:-1])
