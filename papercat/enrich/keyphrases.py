@@ -796,8 +796,9 @@ def _is_filler(key: _Key, flags: dict[str, int]) -> bool:
     return bool(last & _GENERIC_WORD) and all(flags[w] & _BROAD for w in key[:-1])
 
 
-def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
-    """Return each phrase's weight less the mean weight of the longer candidates that contain it (C-value).
+def _nested_weights(phrases: dict[_Key, list]) -> list[float]:
+    """Return each phrase's weight less the mean weight of the longer candidates that contain it (C-value),
+    in the order of ``phrases``.
 
     Only longer phrases said twice count: "frame data mixing" said once does not make "data mixing" a part.
     """
@@ -812,28 +813,32 @@ def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
                 inner = key[i:i + size]
                 total[inner] = total.get(inner, 0.0) + phrase[_WEIGHT]
                 count[inner] = count.get(inner, 0) + 1
-    return {key: p[_WEIGHT] - total[key] / count[key] if key in total else p[_WEIGHT]
-            for key, p in phrases.items()}
+    if not total:  # most papers: no phrase said twice inside a longer one
+        return list(map(itemgetter(_WEIGHT), phrases.values()))
+    return [p[_WEIGHT] - total[key] / count[key] if key in total else p[_WEIGHT] for key, p in phrases.items()]
 
 
-def _rank(phrases: dict[_Key, list], idf: dict[_Key, float]) -> list[tuple[float, _Key]]:
-    """Return (score, key) for a paper's possible keyphrases, best first, ties in alphabetical order."""
-    nested = _nested_weights(phrases)
+def _rank(phrases: dict[_Key, list], idf: Iterable[float]) -> list[tuple[float, _Key]]:
+    """Return (-score, key) for a paper's possible keyphrases, best first, ties in alphabetical order.
+
+    The score is negated so that the tuples sort as they are, in C, without a key function per phrase.
+    ``idf`` gives the phrases' inverse document frequencies in their order (only as many are read).
+    """
     ranked = []
-    for key, phrase in phrases.items():
-        weight = nested[key]
+    # phrases first: zip stops at their end without reading one more idf
+    for (key, phrase), weight, key_idf in zip(phrases.items(), _nested_weights(phrases), idf):
         if weight <= 0:
             continue
         # Sublinear in the count: a word said ten times ("agent") is not ten times as telling.
-        score = (1.0 + math.log(weight) if weight > 1.0 else weight) * idf[key]
+        score = (1.0 + math.log(weight) if weight > 1.0 else weight) * key_idf
         once = phrase[_COUNT] + phrase[_IN_TITLE] <= 1
         score *= (ONCE_LENGTH_FACTORS if once else LENGTH_FACTORS)[len(key) - 1]
         if phrase[_IN_TITLE]:
             score *= TITLE_BOOST
         if key[-1] in _TAIL_FILLER:
             score *= TAIL_FILLER_FACTOR
-        ranked.append((round(score, 9), key))
-    ranked.sort(key=lambda r: (-r[0], r[1]))
+        ranked.append((-round(score, 9), key))
+    ranked.sort()
     return ranked
 
 
@@ -863,9 +868,13 @@ def _is_shifted(key: _Key, picked: list[_Key], phrases: dict[_Key, list]) -> boo
 
 def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: int,
             k_max: int) -> list[_Key]:
-    """Pick the best phrases, skipping one that overlaps better picks unless it also stands on its own."""
+    """Pick the best phrases, skipping one that overlaps better picks unless it also stands on its own.
+
+    ``ranked`` is ``_rank``'s: (-score, key), best first.
+    """
     picked: list[tuple[float, _Key]] = []
-    for score, key in ranked:
+    for negated, key in ranked:
+        score = -negated
         if len(picked) >= k_max or len(picked) >= k_min and score < MIN_SHARE * picked[0][0]:
             break
         keys = [k for _, k in picked]
@@ -888,7 +897,9 @@ def _display(spellings: dict[tuple[str, ...], int], proper: frozenset[str]) -> s
     # The most frequent spelling; on a tie the lowercase one ("oversensitivity" over "OverSenSitivity").
     best = next(iter(spellings)) if len(spellings) == 1 else min(
         spellings.items(), key=lambda kv: (-kv[1], not " ".join(kv[0]).islower(), kv[0]))[0]
-    return " ".join(w if _is_coded(w) or w.lower().replace("-", "") in proper else w.lower() for w in best)
+    # A lowercase word is written as it is whatever the rule says (most words: no other test).
+    return " ".join(w if w.islower() or _is_coded(w) or w.lower().replace("-", "") in proper else w.lower()
+                    for w in best)
 
 
 @dataclass(frozen=True)
@@ -1050,7 +1061,7 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8,
         picked = []
         for paper in batch:
             phrases = paper.phrases
-            keys = _select(_rank(phrases, dict(zip(phrases, idf))), phrases, k_min, k_max)
+            keys = _select(_rank(phrases, idf), phrases, k_min, k_max)
             spellings = paper.spellings(keys)
             proper = stats.proper_of(paper)
             picked.append(tuple(dict.fromkeys(_display(spellings[key], proper) for key in keys)))
