@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import _count_elements
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, count, pairwise, repeat
-from operator import itemgetter
+from operator import itemgetter, mul
+from typing import TypeVar
 
 import numpy as np
 
@@ -274,11 +275,13 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 # Flags of a word, worked out once per distinct word.
 _ING, _CODED, _PLURAL, _ADJECTIVE, _BLAND_WORD, _GENERIC_WORD = 1, 2, 4, 8, 16, 32
 _BROAD = _BLAND_WORD | _GENERIC_WORD  # a broad word of the field or research talk
+_FILLER_ALONE = _ADJECTIVE | _BROAD  # no keyphrase alone
 
 # A word of a run: (key, surface, singular surface, flags). The key is lowercase, singular and
 # without hyphens, so "Pre-trainings" and "pretraining" match.
 _Token = tuple[str, str, str, int]
 _Key = tuple[str, ...]
+_T = TypeVar("_T")
 
 
 def fold_plural(word: str) -> str:
@@ -477,16 +480,27 @@ def _run_grams(runs: list[list[_Token]]) -> list[_Key]:
     return found
 
 
+def _counted(items: Iterable[_T]) -> dict[_T, int]:
+    """Return how often each item occurs, in order of first occurrence, as ``collections.Counter`` counts them.
+
+    A plain dict filled by Counter's own counting function: a Counter's set-up alone costs about
+    2 µs in Python, and a paper counts five times.
+    """
+    counts: dict[_T, int] = {}
+    _count_elements(counts, items)
+    return counts
+
+
 def _term_counts(runs: list[list[_Token]], grams: list[list[_Key]]) -> TermCounts:
     """Return the counts of the words of runs and of their n-grams, given in lists to be joined in order."""
-    return _term_words(Counter(chain.from_iterable(runs)).items()), dict(Counter(chain.from_iterable(grams)))
+    return _term_words(_counted(chain.from_iterable(runs)).items()), _counted(chain.from_iterable(grams))
 
 
 def _term_words(counted: Iterable[tuple[_Token, int]]) -> tuple[tuple[str, str, int], ...]:
     """Return (key, display form, times) for counted words, each distinct word given once, in order."""
     words: dict[tuple[str, str], int] = {}
-    for token, times in counted:
-        word = _term_word(token)
+    for (key, _, singular, flags), times in counted:
+        word = key, singular if flags & _CODED else singular.lower()  # _term_word, inline: once a word
         words[word] = words.get(word, 0) + times
     return tuple((key, name, times) for (key, name), times in words.items())
 
@@ -549,14 +563,13 @@ def _without_domains(text: str) -> str:
 
 
 def _paper_runs(title: str, abstract: str, aliases: dict[str, tuple[str, str]],
-                proper: set[str] | None = None) -> list[tuple[list[_Token], int]]:
-    """Return a paper's runs, each with its part: 0 for the title, else 1 + the sentence's position.
+                proper: set[str] | None = None) -> list[list[list[_Token]]]:
+    """Return a paper's runs part by part: the title's (part 0), then each sentence's (part 1 + its position).
 
     ``abstract`` is without web addresses (_without_domains) and ``aliases`` are its _word_aliases.
     """
     parts = [title] + _sentences(abstract) if title.strip() else [""] + _sentences(abstract)
-    return [(run, part) for part, text in enumerate(parts) if text
-            for run in _runs(text, part == 0, aliases, proper)]
+    return [_runs(text, part == 0, aliases, proper) for part, text in enumerate(parts)]
 
 
 def _part_weight(part: int) -> float:
@@ -677,32 +690,42 @@ def _add_grams(found: list[_Key], run: list[_Token]) -> None:
     found.extend(zip(words, words[1:], words[2:]))
 
 
-def _ngrams(runs: list[tuple[list[_Token], int]]) -> list[list[_Key]]:
-    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences)."""
+def _ngrams(parts: list[list[list[_Token]]]) -> list[list[_Key]]:
+    """Return a paper's 1-3 word n-grams per part (title, 1st, 2nd, later sentences), given its runs by part."""
     grams: list[list[_Key]] = [[] for _ in range(len(LEAD_WEIGHTS) + 2)]
     last = len(grams) - 1
-    for run, part in runs:
-        _add_grams(grams[part if part < last else last], run)  # noqa: FURB136 - min() costs more, per run
+    for part, runs in enumerate(parts):
+        found = grams[part if part < last else last]  # noqa: FURB136 - min() costs more, per part
+        for run in runs:
+            if len(run) == 1:  # four runs in five are one word: one n-gram, without a call
+                found.append((run[0][0],))
+            else:
+                _add_grams(found, run)
     return grams
 
 
-def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], counts: Counter[_Key],
+_LEAD_PART_WEIGHTS = tuple(map(_part_weight, range(len(LEAD_WEIGHTS) + 1)))  # the title's and lead sentences'
+_LATER_WEIGHT = _part_weight(len(LEAD_WEIGHTS) + 1)
+
+
+def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_Key]], counts: dict[_Key, int],
                 flags: dict[str, int], defined: dict) -> dict[_Key, list]:
     """Return a paper's candidate phrases by key, given its packed runs and words (see ``_spellings``), its
     ``_ngrams`` and their counts all parts together."""
     # Each phrase as if all its occurrences were in the later sentences, as most are ...
-    phrases = {key: [float(n), n, n, False] for key, n in counts.items() if not _is_filler(key, flags)}
+    # (_is_filler's one-word test inline: most n-grams are one word.)
+    phrases = {key: [float(n), n, n, False] for key, n in counts.items()
+               if not (flags[key[0]] & _FILLER_ALONE if len(key) == 1 else _is_filler(key, flags))}
     # ... then those in the title or the lead sentences weighed part by part, in order: a part a phrase
     # is not in adds 0.0, so each weight is the very float of a sum over the parts it is in.
-    lead = [Counter(part) for part in grams[:-1]]
-    for key in set(chain.from_iterable(lead)):
+    lead = [_counted(part) for part in grams[:-1]]
+    for key in set().union(*lead):
         phrase = phrases.get(key)
         if phrase is not None:
             times = [counter.get(key, 0) for counter in lead]
             n = phrase[_COUNT]
-            weight = sum(_part_weight(part) * k for part, k in enumerate(times))
-            phrase[:] = [weight + (n - sum(times)) * _part_weight(len(lead)), n - times[0], n - times[0],
-                         times[0] > 0]
+            weight = sum(map(mul, _LEAD_PART_WEIGHTS, times))
+            phrase[:] = [weight + (n - sum(times)) * _LATER_WEIGHT, n - times[0], n - times[0], times[0] > 0]
     _drop_name_pieces(phrases, defined)
     _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
                              if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
@@ -767,14 +790,15 @@ def _is_filler(key: _Key, flags: dict[str, int]) -> bool:
     """
     last = flags[key[-1]]
     if len(key) == 1:  # most phrases: no word before, none of the phrases every abstract uses
-        return bool(last & (_ADJECTIVE | _BROAD))
+        return bool(last & _FILLER_ALONE)
     if last & _ADJECTIVE or key in _GENERIC_PHRASES:
         return True
     return bool(last & _GENERIC_WORD) and all(flags[w] & _BROAD for w in key[:-1])
 
 
-def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
-    """Return each phrase's weight less the mean weight of the longer candidates that contain it (C-value).
+def _nested_weights(phrases: dict[_Key, list]) -> list[float]:
+    """Return each phrase's weight less the mean weight of the longer candidates that contain it (C-value),
+    in the order of ``phrases``.
 
     Only longer phrases said twice count: "frame data mixing" said once does not make "data mixing" a part.
     """
@@ -789,28 +813,32 @@ def _nested_weights(phrases: dict[_Key, list]) -> dict[_Key, float]:
                 inner = key[i:i + size]
                 total[inner] = total.get(inner, 0.0) + phrase[_WEIGHT]
                 count[inner] = count.get(inner, 0) + 1
-    return {key: p[_WEIGHT] - total[key] / count[key] if key in total else p[_WEIGHT]
-            for key, p in phrases.items()}
+    if not total:  # most papers: no phrase said twice inside a longer one
+        return list(map(itemgetter(_WEIGHT), phrases.values()))
+    return [p[_WEIGHT] - total[key] / count[key] if key in total else p[_WEIGHT] for key, p in phrases.items()]
 
 
-def _rank(phrases: dict[_Key, list], idf: dict[_Key, float]) -> list[tuple[float, _Key]]:
-    """Return (score, key) for a paper's possible keyphrases, best first, ties in alphabetical order."""
-    nested = _nested_weights(phrases)
+def _rank(phrases: dict[_Key, list], idf: Iterable[float]) -> list[tuple[float, _Key]]:
+    """Return (-score, key) for a paper's possible keyphrases, best first, ties in alphabetical order.
+
+    The score is negated so that the tuples sort as they are, in C, without a key function per phrase.
+    ``idf`` gives the phrases' inverse document frequencies in their order (only as many are read).
+    """
     ranked = []
-    for key, phrase in phrases.items():
-        weight = nested[key]
+    # phrases first: zip stops at their end without reading one more idf
+    for (key, phrase), weight, key_idf in zip(phrases.items(), _nested_weights(phrases), idf):
         if weight <= 0:
             continue
         # Sublinear in the count: a word said ten times ("agent") is not ten times as telling.
-        score = (1.0 + math.log(weight) if weight > 1.0 else weight) * idf[key]
+        score = (1.0 + math.log(weight) if weight > 1.0 else weight) * key_idf
         once = phrase[_COUNT] + phrase[_IN_TITLE] <= 1
         score *= (ONCE_LENGTH_FACTORS if once else LENGTH_FACTORS)[len(key) - 1]
         if phrase[_IN_TITLE]:
             score *= TITLE_BOOST
         if key[-1] in _TAIL_FILLER:
             score *= TAIL_FILLER_FACTOR
-        ranked.append((round(score, 9), key))
-    ranked.sort(key=lambda r: (-r[0], r[1]))
+        ranked.append((-round(score, 9), key))
+    ranked.sort()
     return ranked
 
 
@@ -840,9 +868,13 @@ def _is_shifted(key: _Key, picked: list[_Key], phrases: dict[_Key, list]) -> boo
 
 def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: int,
             k_max: int) -> list[_Key]:
-    """Pick the best phrases, skipping one that overlaps better picks unless it also stands on its own."""
+    """Pick the best phrases, skipping one that overlaps better picks unless it also stands on its own.
+
+    ``ranked`` is ``_rank``'s: (-score, key), best first.
+    """
     picked: list[tuple[float, _Key]] = []
-    for score, key in ranked:
+    for negated, key in ranked:
+        score = -negated
         if len(picked) >= k_max or len(picked) >= k_min and score < MIN_SHARE * picked[0][0]:
             break
         keys = [k for _, k in picked]
@@ -865,7 +897,9 @@ def _display(spellings: dict[tuple[str, ...], int], proper: frozenset[str]) -> s
     # The most frequent spelling; on a tie the lowercase one ("oversensitivity" over "OverSenSitivity").
     best = next(iter(spellings)) if len(spellings) == 1 else min(
         spellings.items(), key=lambda kv: (-kv[1], not " ".join(kv[0]).islower(), kv[0]))[0]
-    return " ".join(w if _is_coded(w) or w.lower().replace("-", "") in proper else w.lower() for w in best)
+    # A lowercase word is written as it is whatever the rule says (most words: no other test).
+    return " ".join(w if w.islower() or _is_coded(w) or w.lower().replace("-", "") in proper else w.lower()
+                    for w in best)
 
 
 @dataclass(frozen=True)
@@ -897,41 +931,41 @@ def analyse_and_count_terms(title: str, abstract: str) -> tuple[PaperPhrases, Te
     The runs and n-grams of the abstract are worked out once for both when no web address is cut
     from it and it spells out no one-word alias; those of the title too when it reads alike.
     """
-    analysed, runs, grams, counts, adapted = _analyse(title, abstract)
+    analysed, parts, words, grams, counts, adapted = _analyse(title, abstract)
     if adapted:
         return analysed, count_terms(title, abstract)
     if _title_reads_alike(title):
-        words = Counter(chain.from_iterable(run for run, _ in runs))
-        return analysed, (_term_words(words.items()), dict(counts))
+        return analysed, (_term_words(words.items()), counts)  # counts: read only by the candidates
     title_runs = _plain_runs(title)
-    return analysed, _term_counts(title_runs + [run for run, part in runs if part],
+    return analysed, _term_counts(title_runs + list(chain.from_iterable(parts[1:])),
                                   [_run_grams(title_runs), *grams[1:]])
 
 
-def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[tuple[list[_Token], int]],
-                                                 list[list[_Key]], Counter[_Key], bool]:
-    """Return ``analyse(title, abstract)``, the paper's runs, its ``_ngrams`` lists and their counts all
-    together, and whether the abstract was adapted (web addresses cut, one-word aliases put in): then
-    its runs are not ``_plain_runs``'s."""
+def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[list[list[_Token]]], dict[_Token, int],
+                                                 list[list[_Key]], dict[_Key, int], bool]:
+    """Return ``analyse(title, abstract)``, the paper's runs by part, how often it uses each word, its
+    ``_ngrams`` lists and their counts all together, and whether the abstract was adapted (web addresses
+    cut, one-word aliases put in): then its runs are not ``_plain_runs``'s."""
     proper: set[str] = set()
     plain = _without_domains(abstract)
     defined = _aliases(plain)  # read only, by the runs and the candidates alike
     aliases = _word_aliases(defined)
-    runs = _paper_runs(title, plain, aliases, proper)
-    words = list(chain.from_iterable(run for run, _ in runs))
-    numbers = dict(zip(dict.fromkeys(words), count()))
-    packed: list[int] = []
-    for run, part in runs:
-        packed.append(-1 - part)
-        packed.extend(map(numbers.__getitem__, run))
-    grams = _ngrams(runs)
-    counts = Counter(chain.from_iterable(grams))
+    parts = _paper_runs(title, plain, aliases, proper)
+    words = list(chain.from_iterable(chain.from_iterable(parts)))
+    used = _counted(words)  # the paper's distinct words in order of first use, and their counts
+    numbers = dict(zip(used, count()))
+    # Each run's part marker (-1 - part), then its words, part after part: made in C, not run by run.
+    marked = list(chain.from_iterable(chain.from_iterable(
+        chain.from_iterable(zip(repeat((-1 - part,)), runs)) for part, runs in enumerate(parts))))
+    packed = list(map(numbers.get, marked, marked))  # a word's number; a marker is not in numbers: itself
+    grams = _ngrams(parts)
+    counts = _counted(chain.from_iterable(grams))
     flags = dict(zip(map(itemgetter(0), words), map(itemgetter(3), words)))  # where each word occurs last
     table = tuple(numbers)
     phrases = _candidates(packed, table, grams, counts, flags, defined)
     packed_runs = np.array(packed, dtype=np.int32).tobytes()
     analysed = PaperPhrases(table, packed_runs, phrases, frozenset(proper))
-    return analysed, runs, grams, counts, plain != abstract or bool(aliases)
+    return analysed, parts, used, grams, counts, plain != abstract or bool(aliases)
 
 
 def _title_reads_alike(title: str) -> bool:
@@ -1027,7 +1061,7 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8,
         picked = []
         for paper in batch:
             phrases = paper.phrases
-            keys = _select(_rank(phrases, dict(zip(phrases, idf))), phrases, k_min, k_max)
+            keys = _select(_rank(phrases, idf), phrases, k_min, k_max)
             spellings = paper.spellings(keys)
             proper = stats.proper_of(paper)
             picked.append(tuple(dict.fromkeys(_display(spellings[key], proper) for key in keys)))
