@@ -189,10 +189,10 @@ def _summarise(result: Result, paths: Paths) -> None:
     action = "checked; wrote nothing"
     if result.changes is not None:
         changes = result.changes
-        action = (f"wrote {len(changes.written)} of {result.files} files to {paths.out} "
-                  f"({changes.unchanged} unchanged, {len(changes.removed)} removed)")
-    click.echo(
-        f"{result.papers} papers, {result.venues} venues, {result.topics} topics, "
+        action = (f"wrote {len(changes.written):,} of {result.files:,} files to {paths.out} "
+                  f"({changes.unchanged:,} unchanged, {len(changes.removed):,} removed)")
+    click.echo(  # counts as the stages' lines write them: 20,000 papers
+        f"{result.papers:,} papers, {result.venues:,} venues, {result.topics:,} topics, "
         f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}; "
         f"{action} in {result.seconds:.2f}s ({steps})"
     )

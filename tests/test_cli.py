@@ -26,6 +26,23 @@ def test_build_summary_names_counts_and_time(small_content, tmp_path):
     assert " topics, 0 warnings; wrote " in result.output and "s (read " in result.output
 
 
+def test_the_summary_writes_large_counts_as_the_progress_lines_do(tmp_path, capsys):
+    """Thousands separated, as the stages' lines write them ("enriching: 20,000 papers")."""
+    from pathlib import Path
+
+    from papercat.cli import _summarise
+    from papercat.pipeline import Paths, Result
+    from papercat.writer import WriteReport
+
+    written = tuple(f"papers/{n}.html" for n in range(1_500))
+    result = Result(None, (), 21_054, 17.1, True, {"read": 0.4}, WriteReport(written, 19_554, ("a", "b")),
+                    20_000, 6, 16)
+    _summarise(result, Paths(content=Path("content"), out=Path("site")))
+    assert capsys.readouterr().out.startswith(
+        "20,000 papers, 6 venues, 16 topics, 0 warnings; wrote 1,500 of 21,054 files to site "
+        "(19,554 unchanged, 2 removed) in 17.10s (read 0.40s)")
+
+
 def test_check_writes_nothing(small_content, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run("check", "--content", str(small_content))
