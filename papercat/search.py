@@ -12,7 +12,6 @@ import hashlib
 import json
 import math
 from bisect import bisect_right
-from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -27,6 +26,7 @@ from .abstract import plain_text
 from .cache import Cache, digest, digest_of, paused_gc
 from .lunrjs import LUNR_VERSION, index_terms, search_pipeline, tokenize
 from .model import Catalog, Paper
+from .text import counted
 
 SEARCH_DIR = "search"
 FORMAT_VERSION = 1
@@ -106,11 +106,9 @@ def doc_terms(doc: SearchDoc) -> DocTerms:
     for name, _ in FIELDS:
         # lunr.js's tokenizer, then lunr.py's Tokenizer (which lowercases a list's tokens once more: a
         # no-op on lower-case text, tests/test_search_index.py checks) and the pipeline, which drops
-        # stop words and words of punctuation (None). Counted by the C function of Counter.update into
-        # a plain dict, which keeps the order of first use: Counter's methods around it are Python
-        # code, 60,000 calls at 20,000 papers.
-        field: dict[str | None, int] = {}
-        _count_elements(field, index_terms(tokenize(texts[name])))
+        # stop words and words of punctuation (None). Counted into a plain dict (text.counted), which
+        # keeps the order of first use.
+        field = counted(index_terms(tokenize(texts[name])))
         field.pop(None, None)
         fields.append(field)
     return DocTerms(tuple(chain.from_iterable(fields)), tuple(chain.from_iterable(f.values() for f in fields)),

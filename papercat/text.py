@@ -1,10 +1,15 @@
-"""Text cleaning shared by the reader and the enrichers: Unicode, whitespace, URLs."""
+"""Text cleaning shared by the reader and the enrichers: Unicode, whitespace, URLs; token counts."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import unicodedata
+from collections import _count_elements  # type: ignore[attr-defined]
+from collections.abc import Hashable, Iterable
+from typing import TypeVar
+
+H = TypeVar("H", bound=Hashable)
 
 # Characters that change nothing a reader sees but break matching and ids are removed; control
 # characters (Unicode's category Cc, exactly) become spaces. One str.translate does both.
@@ -96,3 +101,15 @@ def may_hold_web_address(text: str) -> bool:
     """Return whether ``text`` holds one of WEB_ENDINGS after a dot, in any case: a quick test, so that
     the slow patterns that find such addresses run only on the few texts that may hold one."""
     return _WEB_ENDING.search(text.lower()) is not None
+
+
+def counted(items: Iterable[H]) -> dict[H, int]:
+    """Return how often each item occurs, in order of first occurrence, as ``collections.Counter`` counts them.
+
+    A plain dict filled by Counter's own counting function (``Counter.update``'s, in C): a Counter's
+    Python set-up alone costs about 2 µs, and the keyphrases and the search index count tokens
+    five and three times a paper.
+    """
+    counts: dict[H, int] = {}
+    _count_elements(counts, items)
+    return counts

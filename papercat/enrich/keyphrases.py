@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections import _count_elements
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, count, pairwise, repeat
 from operator import itemgetter, mul
-from typing import TypeVar
 
 import numpy as np
 
 from papercat.memo import Memo
 from papercat.parallel import parallel_map
-from papercat.text import WEB_ENDINGS, may_hold_web_address
+from papercat.text import WEB_ENDINGS, counted, may_hold_web_address
 
 __all__ = ["PaperPhrases", "Statistics", "TermCounts", "analyse", "analyse_and_count_terms", "count_terms",
            "extract_keyphrases", "fold_plural", "is_telling", "pick", "reference_count", "reference_size",
@@ -281,7 +279,6 @@ _FILLER_ALONE = _ADJECTIVE | _BROAD  # no keyphrase alone
 # without hyphens, so "Pre-trainings" and "pretraining" match.
 _Token = tuple[str, str, str, int]
 _Key = tuple[str, ...]
-_T = TypeVar("_T")
 
 
 def fold_plural(word: str) -> str:
@@ -480,20 +477,9 @@ def _run_grams(runs: list[list[_Token]]) -> list[_Key]:
     return found
 
 
-def _counted(items: Iterable[_T]) -> dict[_T, int]:
-    """Return how often each item occurs, in order of first occurrence, as ``collections.Counter`` counts them.
-
-    A plain dict filled by Counter's own counting function: a Counter's set-up alone costs about
-    2 µs in Python, and a paper counts five times.
-    """
-    counts: dict[_T, int] = {}
-    _count_elements(counts, items)
-    return counts
-
-
 def _term_counts(runs: list[list[_Token]], grams: list[list[_Key]]) -> TermCounts:
     """Return the counts of the words of runs and of their n-grams, given in lists to be joined in order."""
-    return _term_words(_counted(chain.from_iterable(runs)).items()), _counted(chain.from_iterable(grams))
+    return _term_words(counted(chain.from_iterable(runs)).items()), counted(chain.from_iterable(grams))
 
 
 def _term_words(counted: Iterable[tuple[_Token, int]]) -> tuple[tuple[str, str, int], ...]:
@@ -718,7 +704,7 @@ def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_K
                if not (flags[key[0]] & _FILLER_ALONE if len(key) == 1 else _is_filler(key, flags))}
     # ... then those in the title or the lead sentences weighed part by part, in order: a part a phrase
     # is not in adds 0.0, so each weight is the very float of a sum over the parts it is in.
-    lead = [_counted(part) for part in grams[:-1]]
+    lead = [counted(part) for part in grams[:-1]]
     for key in set().union(*lead):
         phrase = phrases.get(key)
         if phrase is not None:
@@ -952,14 +938,14 @@ def _analyse(title: str, abstract: str) -> tuple[PaperPhrases, list[list[list[_T
     aliases = _word_aliases(defined)
     parts = _paper_runs(title, plain, aliases, proper)
     words = list(chain.from_iterable(chain.from_iterable(parts)))
-    used = _counted(words)  # the paper's distinct words in order of first use, and their counts
+    used = counted(words)  # the paper's distinct words in order of first use, and their counts
     numbers = dict(zip(used, count()))
     # Each run's part marker (-1 - part), then its words, part after part: made in C, not run by run.
     marked = list(chain.from_iterable(chain.from_iterable(
         chain.from_iterable(zip(repeat((-1 - part,)), runs)) for part, runs in enumerate(parts))))
     packed = list(map(numbers.get, marked, marked))  # a word's number; a marker is not in numbers: itself
     grams = _ngrams(parts)
-    counts = _counted(chain.from_iterable(grams))
+    counts = counted(chain.from_iterable(grams))
     flags = dict(zip(map(itemgetter(0), words), map(itemgetter(3), words)))  # where each word occurs last
     table = tuple(numbers)
     phrases = _candidates(packed, table, grams, counts, flags, defined)

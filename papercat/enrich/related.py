@@ -40,6 +40,7 @@ HEAD_TERMS = 192
 # cells are 32 MB (plus as much for the dense product), so 20,000 papers stay far under 1 GB.
 BLOCK_CELLS = 8_000_000
 CHUNK = 64  # maxima per chunk of this many papers bound each paper's k-th best score from below
+_RUNS_PER_WORKER = 8  # runs of chunks scored again, per worker: small enough to balance them
 _TOLERANCE = 2 * 10.0 ** -DECIMALS  # float32 scores are within this of exact ones, far more than needed
 
 
@@ -285,15 +286,12 @@ class _Scorer:
                                        np.r_[tail_rows.indptr, [tail_rows.indptr[-1]] * (self.width - n)]),
                                       shape=(self.width, len(tail)))
 
-    def block(self, start: int, stop: int, rows: slice | np.ndarray = slice(None)) -> np.ndarray:
-        """Return the scores of papers ``rows`` (padded: all by default) with papers start..stop-1 (columns).
-
-        Papers down the rows let the chunk maxima of ``_shortlist`` reduce whole rows at a time.
-        """
-        return self.scores(rows, slice(start, stop))
-
     def scores(self, rows: slice | np.ndarray, columns: slice | np.ndarray) -> np.ndarray:
-        """Return the scores of papers ``rows`` (down) with papers ``columns`` (across)."""
+        """Return the scores of papers ``rows`` (down; padded) with papers ``columns`` (across).
+
+        Papers down the rows let the chunk maxima (``_shortlist``, ``_strip_maxima``) reduce whole rows
+        at a time.
+        """
         scores = self.head[rows] @ self.head[columns].T
         _add_sparse(scores, self.tail[rows] @ self.tail[columns].T.tocsr())
         return scores
@@ -321,16 +319,22 @@ def _reachable(floor: np.ndarray) -> np.ndarray:
     return np.maximum(floor - _TOLERANCE, np.finfo(np.float32).tiny)
 
 
+def _floor(maxima: np.ndarray, k: int) -> np.ndarray:
+    """Return, for each row of chunk maxima (a paper's with every chunk of papers), the least float32 score
+    that may be among the paper's k best once exact: the k-th best chunk maximum is at most the k-th
+    best score."""
+    chunks = maxima.shape[1]
+    if chunks <= k:
+        return _reachable(np.zeros(len(maxima), dtype=maxima.dtype))
+    return _reachable(np.partition(maxima, chunks - k, axis=1)[:, chunks - k])
+
+
 def _shortlist(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Return (column, row) of every positive score that may be among its column's k best once exact."""
     width, columns = scores.shape
     chunks = scores.reshape(width // CHUNK, CHUNK, columns)
     maxima = chunks.max(axis=1).T  # a row of chunk maxima for each column of scores
-    if maxima.shape[1] > k:  # the k-th best chunk maximum is at most the k-th best score
-        floor = np.partition(maxima, maxima.shape[1] - k, axis=1)[:, maxima.shape[1] - k]
-    else:
-        floor = np.zeros(columns, dtype=scores.dtype)
-    floor = _reachable(floor)
+    floor = _floor(maxima, k)
     # Only the few chunks whose maximum reaches the floor are searched, not every cell.
     column, chunk = np.nonzero(maxima >= floor[:, None])
     hit, offset = np.nonzero(chunks[chunk, :, column] >= floor[column, None])
@@ -394,8 +398,7 @@ def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Sco
         np.maximum(maxima[start:, first:last], across, out=maxima[start:, first:last])
     maxima = maxima[:n]
     chunks = maxima.shape[1]
-    floor = np.partition(maxima, chunks - k, axis=1)[:, chunks - k] if chunks > k else np.zeros(n, np.float32)
-    floor = _reachable(floor).astype(np.float32)
+    floor = _floor(maxima, k)
     paper, chunk = np.nonzero(maxima >= floor[:, None])
     order = np.argsort(chunk, kind="stable")
     paper, chunk = paper[order], chunk[order]
@@ -409,15 +412,13 @@ def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Sco
     return [pair for pairs in found for pair in pairs], other
 
 
-_RUNS_PER_WORKER = 8
-
 
 def _strip_maxima(scorer: _Scorer, duplicates: dict[int, list[int]], start: int,
                   stop: int) -> tuple[np.ndarray, np.ndarray]:
     """Return the maxima of the scores of papers start..stop-1 (a strip, multiples of CHUNK) with the papers
     from ``start`` on: each paper of the strip's with each chunk from ``start``'s (a row per paper), and each
     paper's from ``start`` on with each chunk of the strip (a row per paper)."""
-    scores = scorer.block(start, stop, slice(start, None))
+    scores = scorer.scores(slice(start, None), slice(start, stop))
     _unrelated(scores, duplicates, start, np.arange(start, stop))
     height, breadth = scores.shape
     down = scores.reshape(height // CHUNK, CHUNK, breadth).max(axis=1).T
@@ -458,18 +459,16 @@ def _chunk_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _S
 
 
 def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
-                      duplicates: dict[int, list[int]], rank: np.ndarray, floors: np.ndarray | None, start: int,
+                      duplicates: dict[int, list[int]], rank: np.ndarray, floors: np.ndarray, start: int,
                       stop: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
     """Return the top k of papers start..stop-1, and the earlier papers' pairs with them, as ``_neighbours``
-    does."""
-    scores = scorer.block(start, stop)
+    does with ``floors``."""
+    scores = scorer.scores(slice(None), slice(start, stop))
     _unrelated(scores, duplicates, 0, np.arange(start, stop))
     mine, others = _shortlist(scores, k)
     found = _top(matrix, features, mine + start, others, k, rank)
-    if floors is not None:
-        earlier, later = np.nonzero(scores[:len(floors)] >= floors[:, None])
-        found += _top(matrix, features, earlier, later + start, k, rank)
-    return found
+    earlier, later = np.nonzero(scores[:len(floors)] >= floors[:, None])
+    return found + _top(matrix, features, earlier, later + start, k, rank)
 
 
 def _top(matrix: sparse.csr_matrix, features: _Features, left: np.ndarray, others: np.ndarray, k: int,
