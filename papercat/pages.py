@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -15,6 +15,7 @@ from .bibtex import bibtex_entry
 from .cache import paused_gc
 from .config import SiteConfig
 from .history import News
+from .memo import Memo
 from .model import Catalog, Paper, Venue
 from .paper_map import paper_map
 from .render import Page
@@ -67,8 +68,9 @@ def _site_pages(catalog: Catalog, news: News, base_url: str | None) -> list[Page
                           {"topic": topic, "papers": catalog.by_topic[topic.slug]},
                           source=f"topic {topic.slug}"))
     positions = {slug: {p.id: i for i, p in enumerate(papers)} for slug, papers in catalog.by_venue.items()}
+    links = Memo(lambda pid: paper_link(by_id[pid]))  # each paper's link made once per process, where it is used
     pages += [Page(urls.paper_path(paper.id), "paper.html", source=str(paper.source),
-                   make_context=partial(paper_context, catalog, paper, by_id, positions, venues))
+                   make_context=partial(paper_context, catalog, paper, links, positions, venues), keyed=True)
               for paper in catalog.papers]
     return pages
 
@@ -90,13 +92,32 @@ def venue_context(catalog: Catalog, venue: Venue) -> dict[str, Any]:
             "topic_counts": topic_counts(catalog, groups)}
 
 
-def paper_context(catalog: Catalog, paper: Paper, by_id: dict[str, Paper], positions: dict[str, dict[str, int]],
-                  venues: dict[str, Venue]) -> dict[str, Any]:
-    """Return what a paper's page is given (``by_id``, ``positions`` and ``venues``: the catalog's lookups)."""
+def paper_context(catalog: Catalog, paper: Paper, links: Mapping[str, PaperLink],
+                  positions: dict[str, dict[str, int]], venues: dict[str, Venue]) -> dict[str, Any]:
+    """Return what a paper's page is given (``links``, ``positions`` and ``venues``: the catalog's
+    papers' links by id, and its lookups)."""
     return {"paper": paper, "abstract_html": Markup(paper.html),  # nh3 made it
-            "neighbours": neighbours(catalog, paper, positions),
-            "related": [(by_id[r.id], r) for r in paper.related],
+            "neighbours": neighbours(catalog, paper, positions, links),
+            "related": [(links[r.id], r) for r in paper.related],
             "bibtex": citation(paper, catalog, venues)}
+
+
+@dataclass(frozen=True, slots=True)
+class PaperLink:
+    """Another paper as a page links to it: what the page shows of it, and no more.
+
+    A paper's page is given its related papers and neighbours as links, not as whole papers, so
+    that its key (pagekeys.py) changes only when what it shows of them does: not when a related
+    paper's own related papers change.
+    """
+
+    id: str
+    title: str
+    venue: str  # the slug of its primary venue
+
+
+def paper_link(paper: Paper) -> PaperLink:
+    return PaperLink(paper.id, paper.title, paper.venue)
 
 
 def venue_groups(catalog: Catalog, venue_slug: str) -> list[tuple[Any, list[tuple[int, Paper]]]]:
@@ -128,18 +149,19 @@ class Neighbours:
     venue: str  # the venue's slug
     position: int
     total: int
-    previous: Paper | None
-    next: Paper | None
+    previous: PaperLink | None
+    next: PaperLink | None
 
 
-def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, int]]) -> list[Neighbours]:
+def neighbours(catalog: Catalog, paper: Paper, positions: dict[str, dict[str, int]],
+               links: Mapping[str, PaperLink]) -> list[Neighbours]:
     """Return, for each venue of ``paper``, its position and the papers before and after it."""
     out = []
     for slug in paper.venues:
         papers = catalog.by_venue[slug]
         index = positions[slug][paper.id]
-        out.append(Neighbours(slug, index + 1, len(papers), papers[index - 1] if index > 0 else None,
-                              papers[index + 1] if index + 1 < len(papers) else None))
+        out.append(Neighbours(slug, index + 1, len(papers), links[papers[index - 1].id] if index > 0 else None,
+                              links[papers[index + 1].id] if index + 1 < len(papers) else None))
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -35,12 +35,13 @@ from .hosting import robots_txt, sitemap_pages
 from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
+from .pagekeys import Keys, PageKey
 from .pages import papers_json, shared_context, site_pages
 from .parallel import map_beside
 from .progress import NO_PROGRESS, Progress, Stage
 from .render import Page, make_environment, render_page
 from .search import SEARCH_DIR, SearchWork, search_work
-from .uptodate import Inputs, built_site, read_inputs, remember
+from .uptodate import Inputs, built_site, last_pages, read_inputs, remember
 from .urls import normalise_base_url
 from .writer import Staged, Staging, WriteReport
 
@@ -125,15 +126,19 @@ class DataFile:
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
                 bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict,
-                data: Sequence[DataFile] = ()) -> list[Staged]:
+                data: Sequence[DataFile] = (), last: Mapping[str, tuple[PageKey, int, int, bytes]] | None = None
+                ) -> list[Staged]:
     """Render every page and data file into ``staging``, advancing ``bar`` per file; return them staged.
 
     Worker processes stage the pages and the ``data`` files (papers.json's too) as they make them;
-    meanwhile this process stages the files ``beside`` makes (the search index's).
+    meanwhile this process stages the files ``beside`` makes (the search index's). Given ``last``
+    (the last build's page keys: uptodate.last_pages), keyed pages get keys, and those whose key and
+    file are as the last build left them are kept unrendered (pagekeys.py).
     """
     bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
     shared = shared_context(catalog, config)
+    keys = Keys(env, shared, last) if last is not None else None
     pages = site_pages(catalog, news, config.base_url)
     if config.base_url:  # sitemaps and feeds are made of absolute URLs
         pages += feed_pages(catalog, news, config.title)
@@ -149,11 +154,35 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     def make(item: Page | DataFile) -> Staged:
         if isinstance(item, DataFile):
             return staging.stage(item.path, item.make())
+        if keys is not None and item.keyed:
+            return _keyed(item)
         return staging.stage(item.path, _checked(paths, item, lambda: render_page(env, item, shared)))
+
+    def _keyed(page: Page) -> Staged:
+        """Keep the page if its key and file are the last build's; else render it, noting its key."""
+        assert keys is not None
+        own = page.own_context()
+        context = keys.context(own)
+        old = keys.last.get(page.path)
+        if (context is not None and old is not None
+                and keys.key(page.template, page.path, context, old[0].reads) == old[0].key):
+            kept = staging.keep(page.path, *old[1:])
+            if kept is not None:
+                return replace(kept, key=old[0])
+        recording = keys.recording()
+        data = _checked(paths, page, lambda: render_page(env, page, recording, own))
+        if context is None:
+            return staging.stage(page.path, data)
+        reads = keys.reads()
+        key = keys.key(page.template, page.path, context, reads)
+        return replace(staging.stage(page.path, data), key=PageKey(key, reads))
 
     staged, more = map_beside(make, items, lambda: [staging.add(path, made, "the search index")
                                                     for path, made in beside().items()], bar.advance)
     staged += more
+    if keys is not None:
+        log.info("kept %d of %d pages unrendered: their keys are the last build's",
+                 sum(not s.made for s in staged), len(pages))
     staged.append(staging.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt"))
     staged.append(staging.add(urls.NOJEKYLL, b"", "GitHub Pages"))
     if paths.static.is_dir():
@@ -208,6 +237,8 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
                 log.info("the site in %s is already what the content makes; nothing to do", paths.out)
                 return Result(None, done.warnings, done.file_count, clock.total(), True, clock.laps,
                               WriteReport((), done.file_count, ()), done.papers, done.venues, done.topics)
+        # The last build's page keys, when this build records its own: pages whose key is the same are kept.
+        last = last_pages(cache, paths.out) if inputs is not None else None
         content, problems = read_content(paths.content)
         if base_url is not None:
             content = replace(content, config=replace(content.config, base_url=normalise_base_url(base_url)))
@@ -239,7 +270,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     with Staging(paths.out, write, digests=inputs is not None) as staging:
         with progress.stage("rendering", unit="files") as bar:
             staged = render_site(catalog, content.config, paths, staging, news, bar, partial(index_files, work),
-                                 search_data(work))
+                                 search_data(work), last)
         del work
         clock.lap("render")
         if strict and warnings:
@@ -257,7 +288,8 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
                         inputs = inputs.with_file(history_file, history_file.read_bytes())
                 if inputs is not None:  # the staged files' sha256, for the up-to-date check
                     remember(cache, inputs, paths.out, *counts, len(staged), warnings,
-                             {s.path: s.digest for s in staged if s.digest is not None})
+                             {s.path: s.digest for s in staged if s.digest is not None},
+                             {s.path: s.key for s in staged if s.key is not None})
                 cache.save()  # only after a good write: a failed build leaves the cache as it was
             log.info("wrote %d files to %s, %d unchanged, %d removed", len(report.written), paths.out,
                      report.unchanged, len(report.removed))

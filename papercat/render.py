@@ -31,6 +31,11 @@ class Page:
     context: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # what the page was made from, for error messages
     make_context: Callable[[], dict[str, Any]] | None = None  # if given, the context, made where the page renders
+    keyed: bool = False  # kept unrendered when its key is the last build's (pagekeys.py)
+
+    def own_context(self) -> dict[str, Any]:
+        """Return the page's own context (made now, if it is made where the page renders)."""
+        return self.context if self.make_context is None else self.make_context()
 
 
 def _link(page_path: str, link_base: str | None, target: str) -> str:
@@ -202,8 +207,9 @@ class _Names(dict[str, Any]):
         return jinja2.utils.missing
 
 
-def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
-    """Render one page to UTF-8 bytes."""
+def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any],
+                own: dict[str, Any] | None = None) -> bytes:
+    """Render one page to UTF-8 bytes (``own``: its own context, if already made)."""
     template = env.get_template(page.template)
     # template.render(**shared, **page.context, page_path=page.path, url=...), without merging the
     # ~25 globals into the variables through a ChainMap on every page: merged once per template.
@@ -211,7 +217,8 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> 
     names = _GLOBALS.get(template)
     if names is None:
         names = _GLOBALS[template] = dict(template.globals)
-    own = page.context if page.make_context is None else page.make_context()
+    if own is None:
+        own = page.own_context()
     url = _url(page.path, own.get("link_base"))
     page_names = _Names({**names, **shared, **own, "page_path": page.path, "url": url})
     # template.new_context(page_names, shared=True), without listing the globals' names again

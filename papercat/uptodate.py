@@ -9,8 +9,10 @@ has the same inputs and finds the folder exactly so (no file changed, added or r
 is nothing to do: it reports the last build's summary and warnings and writes nothing. When only
 modification times differ (the files were touched, copied or checked out again), the files whose
 time changed are read and compared by sha256: the same bytes are the same site, and the new times
-are recorded. Anything else, a changed listing or a hand-edited page alike, makes a whole build,
-which puts the site right.
+are recorded. Anything else, a changed listing or a hand-edited page alike, makes a build, which
+puts the site right. The record is kept by output folder, not by inputs: it also holds each keyed
+page's key (pagekeys.py), so that the next build, whatever changed, keeps the pages whose key is
+the same and whose file is still what was written.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from pathlib import Path
 
 from .cache import Cache, code_fingerprint, digest_of
 from .errors import Problem
+from .pagekeys import PageKey
 from .writer import site_listing
 
-__all__ = ["BuiltSite", "Inputs", "built_site", "read_inputs", "remember"]
+__all__ = ["BuiltSite", "Inputs", "built_site", "last_pages", "read_inputs", "remember"]
 
 STAGE = "site"  # the cache stage: one entry, the last build's
 
@@ -33,8 +36,10 @@ STAGE = "site"  # the cache stage: one entry, the last build's
 class BuiltSite:
     """What a build left in its output folder, and its summary, for the next build to reuse."""
 
+    inputs: bytes  # the key of the inputs it was built from (Inputs.key)
     files: tuple[tuple[str, int, int], ...]  # (path below the folder, size, mtime in ns), sorted by path
     digests: tuple[bytes, ...]  # the sha256 of each of those files, in the same order
+    keys: tuple[PageKey | None, ...]  # each file's page key, if it is a keyed page, in the same order
     papers: int
     venues: int
     topics: int
@@ -81,9 +86,8 @@ def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
     bytes recorded, the new times are recorded (saved with the cache), so the next check is quick.
     """
     stage = cache.stage(STAGE, BuiltSite, single=True)
-    key = inputs.key()
-    found = stage.get(key)
-    if found is None:
+    found = stage.get(_out_key(out))
+    if found is None or found.inputs != inputs.key():
         return None
     now = site_files(out)
     if now == found.files:
@@ -96,21 +100,40 @@ def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
         if mtime != old_mtime and _sha256(out / path) != sha:
             return None
     found = replace(found, files=now)
-    stage.put(key, found)
+    stage.put(_out_key(out), found)
     return found
 
 
+def last_pages(cache: Cache, out: Path) -> dict[str, tuple[PageKey, int, int, bytes]]:
+    """Return what the last build into ``out`` recorded of its keyed pages: each one's key, size,
+    modification time (ns) and sha256, by path."""
+    found = cache.stage(STAGE, BuiltSite, single=True).get(_out_key(out))
+    if found is None:
+        return {}
+    return {path: (key, size, mtime, sha) for (path, size, mtime), sha, key in zip(found.files, found.digests, found.keys)
+            if key is not None}
+
+
 def remember(cache: Cache, inputs: Inputs, out: Path, papers: int, venues: int, topics: int,
-             file_count: int, warnings: tuple[Problem, ...], digests: dict[str, bytes]) -> None:
+             file_count: int, warnings: tuple[Problem, ...], digests: dict[str, bytes],
+             keys: dict[str, PageKey]) -> None:
     """Record what the build just wrote into ``out`` from ``inputs`` (saved with the cache).
 
     ``digests`` gives the sha256 of the files the build wrote or kept, by their path below ``out``
     (so that they need not be read again); any other file of the folder (papercat's marker) is read.
+    ``keys`` gives the keyed pages' keys.
     """
     files = site_files(out)
     cache.stage(STAGE, BuiltSite, single=True).put(
-        inputs.key(), BuiltSite(files, tuple(digests.get(path) or _sha256(out / path) for path, _, _ in files),
-                                papers, venues, topics, file_count, warnings))
+        _out_key(out), BuiltSite(inputs.key(), files,
+                                 tuple(digests.get(path) or _sha256(out / path) for path, _, _ in files),
+                                 tuple(keys.get(path) for path, _, _ in files),
+                                 papers, venues, topics, file_count, warnings))
+
+
+def _out_key(out: Path) -> bytes:
+    """Return the record's key: the output folder's (the record is the last build's into it)."""
+    return digest_of(["site record", str(out.resolve())])
 
 
 def site_files(out: Path) -> tuple[tuple[str, int, int], ...]:

@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from .errors import CatalogError
+from .pagekeys import PageKey
 from .parallel import jobs
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.
@@ -48,6 +49,8 @@ class Staged:
     path: str
     kept_mode: int | None = None
     digest: bytes | None = None
+    key: PageKey | None = None  # a keyed page's key (pagekeys.py), for the up-to-date record
+    made: bool = True  # False for a page kept unrendered (Staging.keep)
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,14 @@ class Staging:
             self._make_folder(root, path.rpartition("/")[0])
             _write_new(os.path.join(root, path), data, self._mask)
         return Staged(path, kept, digest)
+
+    def keep(self, path: str, size: int, mtime_ns: int, digest: bytes) -> Staged | None:
+        """Return the earlier site's file at ``path`` as staged, unread, if it is still the regular file
+        of that size and modification time whose sha256 was recorded as ``digest``; else None."""
+        old = self.old_files.get(path)
+        if old is None or not stat.S_ISREG(old.st_mode) or old.st_size != size or old.st_mtime_ns != mtime_ns:
+            return None
+        return Staged(path, stat.S_IMODE(old.st_mode), digest if self.digests else None, made=False)
 
     def add(self, path: str, data: bytes, source: str) -> Staged:
         """Claim ``path`` for ``source`` and stage ``data`` there."""

@@ -1,0 +1,183 @@
+"""Pages kept unrendered: a paper's page is rendered again only when what it is made of changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from papercat import pipeline
+from papercat.pipeline import PROJECT_ROOT, Paths, build
+
+from .conftest import tree
+from .test_incremental import GRAPHS, STARS, listing
+
+BASE_URL = "https://example.org/catalog/"
+
+
+@pytest.fixture
+def rendered(monkeypatch) -> list[str]:
+    """The paths of the pages the builds render (in this process: small catalogs render in one)."""
+    paths: list[str] = []
+    real = pipeline.render_page
+
+    def render_page(env, page, shared, own=None):
+        paths.append(page.path)
+        return real(env, page, shared, own)
+
+    monkeypatch.setattr(pipeline, "render_page", render_page)
+    return paths
+
+
+@pytest.fixture
+def project(make_content, tmp_path) -> Paths:
+    """Four papers of one venue, with copies of the templates, a cache and a site folder."""
+    content = make_content({"graphs.txt": listing("ICML 2025 Papers", GRAPHS)})
+    templates = tmp_path / "templates"
+    shutil.copytree(PROJECT_ROOT / "templates", templates)
+    return Paths(content, tmp_path / "site", templates, PROJECT_ROOT / "static", tmp_path / "cache")
+
+
+def paper_pages(paths: list[str]) -> set[str]:
+    return {p for p in paths if p.startswith("papers/")}
+
+
+def fresh(project: Paths, tmp_path: Path) -> dict[str, bytes]:
+    """Return the site a build from scratch (no cache, no earlier site) makes of the project now."""
+    out = tmp_path / "fresh"
+    shutil.rmtree(out, ignore_errors=True)
+    build(Paths(project.content, out, project.templates, project.static, None), base_url=BASE_URL,
+          record_history=False)
+    return tree(out)
+
+
+def test_adding_a_listing_renders_only_the_new_papers_pages(project, rendered, tmp_path):
+    first = build(project, base_url=BASE_URL)
+    assert paper_pages(rendered) == {f"papers/{p.id}.html" for p in first.catalog.papers}
+    rendered.clear()
+    (project.content / "listings" / "stars.txt").write_text(listing("NeurIPS 2025 Papers", STARS), encoding="utf-8")
+    after = build(project, base_url=BASE_URL)
+    new = {p.id for p in after.catalog.papers} - {p.id for p in first.catalog.papers}
+    assert len(new) == 2
+    # The two catalogs share no word: no earlier paper's related papers change, nor its page.
+    assert paper_pages(rendered) == {f"papers/{i}.html" for i in new}
+    assert "index.html" in rendered, "pages without keys are rendered every time"
+    assert tree(project.out) == fresh(project, tmp_path)
+
+
+def test_without_a_cache_every_page_is_rendered(project, rendered):
+    paths = Paths(project.content, project.out, project.templates, project.static, None)
+    build(paths, base_url=BASE_URL)
+    rendered.clear()
+    (project.content / "listings" / "stars.txt").write_text(listing("NeurIPS 2025 Papers", STARS), encoding="utf-8")
+    after = build(paths, base_url=BASE_URL)
+    assert paper_pages(rendered) == {f"papers/{p.id}.html" for p in after.catalog.papers}
+
+
+def _first_paper(project: Paths) -> dict:
+    return json.loads((project.out / "papers.json").read_text(encoding="utf-8"))["papers"][0]
+
+
+def _give_title(project: Paths) -> None:
+    """Give the first paper a title in papers.yaml: its page and those linking to it change."""
+    pid = _first_paper(project)["id"]
+    (project.content / "papers.yaml").write_text(f"papers:\n  {pid}:\n    title: A Given Title\n", encoding="utf-8")
+
+
+def _rename_topic(project: Paths) -> None:
+    """Rename a topic the papers are in: every page showing its chip changes."""
+    slug = _first_paper(project)["topics"][0]
+    path = project.content / "topics.yaml"
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    n = next(i for i, line in enumerate(lines) if line.strip() == f"slug: {slug}")
+    assert lines[n - 1].lstrip().startswith("- name:")
+    lines[n - 1] = lines[n - 1].split(":")[0] + ": Renamed Topic\n"
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def _edit_page(project: Paths) -> None:
+    page = project.out / _first_paper(project)["url"]
+    page.write_bytes(page.read_bytes().replace(b"<html", b"<HTML", 1))  # the same size, a new mtime
+
+
+def _listing_added_showing_counts(project: Paths) -> None:
+    """A paper page that shows the catalog's counts: a new listing changes every paper's page."""
+    path = project.templates / "paper.html"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "{% set main %}", "{% set main %}<p>{{ counts.papers }} papers</p>", 1), encoding="utf-8")
+    build(project, base_url=BASE_URL)
+    _add_stars(project)
+
+
+def _listing_added_showing_all_venues(project: Paths) -> None:
+    """A paper page that lists every venue: a new venue changes every paper's page."""
+    path = project.templates / "paper.html"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "{% set main %}", "{% set main %}<p>{% for slug, v in venues_by_slug|dictsort %}{{ v.label }} {% endfor %}</p>",
+        1), encoding="utf-8")
+    build(project, base_url=BASE_URL)
+    _add_stars(project)
+
+
+def _listing_added_reading_another_venue(project: Paths) -> None:
+    """A paper page that looks up a venue by a slug of its own making: reads are noted by slug."""
+    path = project.templates / "paper.html"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "{% set main %}", "{% set main %}<p>{{ venues_by_slug.get('neurips-2025', 'none') }}</p>", 1),
+        encoding="utf-8")
+    build(project, base_url=BASE_URL)
+    _add_stars(project)
+
+
+def _add_stars(project: Paths) -> None:
+    (project.content / "listings" / "stars.txt").write_text(listing("NeurIPS 2025 Papers", STARS), encoding="utf-8")
+
+
+def _rename_venue(project: Paths) -> None:
+    path = project.content / "listings" / "graphs.txt"
+    path.write_text(path.read_text(encoding="utf-8").replace("ICML 2025", "ICML 2024", 1), encoding="utf-8")
+
+
+CHANGES: dict[str, Callable[[Paths], None]] = {
+    "a title given in papers.yaml": _give_title,
+    "a topic renamed": _rename_topic,
+    "a venue's year changed": _rename_venue,
+    "site.yaml's title": lambda p: (p.content / "site.yaml").write_text("title: Other Catalog\n", encoding="utf-8"),
+    "the paper template edited": lambda p: (p.templates / "paper.html").write_text(
+        (p.templates / "paper.html").read_text(encoding="utf-8").replace("Abstract</h2>", "Summary</h2>"),
+        encoding="utf-8"),
+    "the base template edited": lambda p: (p.templates / "base.html").write_text(
+        (p.templates / "base.html").read_text(encoding="utf-8").replace("Built with papercat.", "Made by hand."),
+        encoding="utf-8"),
+    "a paper's page edited by hand": _edit_page,
+    "a paper's page deleted": lambda p: (p.out / _first_paper(p)["url"]).unlink(),
+    "a listing added, the page showing counts": _listing_added_showing_counts,
+    "a listing added, the page listing all venues": _listing_added_showing_all_venues,
+    "a listing added, the page reading a venue by slug": _listing_added_reading_another_venue,
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_kept_page_is_what_rendering_would_make(project, tmp_path, change):
+    build(project, base_url=BASE_URL)
+    CHANGES[change](project)
+    build(project, base_url=BASE_URL)
+    assert tree(project.out) == fresh(project, tmp_path), change
+
+
+def test_a_page_given_back_its_size_and_time_is_trusted(project, rendered):
+    """The record trusts a file's size and modification time, as the up-to-date check does."""
+    build(project, base_url=BASE_URL)
+    page = project.out / _first_paper(project)["url"]
+    held = page.stat()
+    page.write_bytes(page.read_bytes().replace(b"<html", b"<HTML", 1))
+    os.utime(page, ns=(held.st_atime_ns, held.st_mtime_ns))
+    _add_stars(project)
+    rendered.clear()
+    build(project, base_url=BASE_URL)
+    assert page.relative_to(project.out).as_posix() not in rendered
