@@ -15,7 +15,7 @@ from .abstract import RenderedAbstract, plain_text, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
 from .enrich import keyphrases, related
 from .enrich.names import method_names
-from .enrich.related import Related
+from .enrich.related import Found
 from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
 from .errors import Problem
@@ -61,13 +61,16 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar = bar or Stage("enriching")
     bar.set_total(len(merged))
     bar.restart("abstracts")
-    rendered = cache.stage("abstracts", RenderedAbstract).map(render_abstract, [m.abstract for m in merged],
-                                                              digest, bar.advance)
+    # Rendering an abstract and deriving its title depend on the abstract alone: one key for both stages.
+    abstract_keys = [digest(m.abstract) for m in merged]
+    rendered = cache.stage("abstracts", RenderedAbstract).map(lambda n: render_abstract(merged[n].abstract),
+                                                              range(len(merged)), abstract_keys.__getitem__,
+                                                              bar.advance)
     for m, r in zip(merged, rendered):
         source = m.found[0][0]
         problems += [Problem(source.path, source.line, w, warning=True) for w in r.warnings]
     bar.restart("titles")
-    titles = _titles(merged, overrides, cache, bar)
+    titles = _titles(merged, abstract_keys, overrides, cache, bar)
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
     keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
     # The topics and coined names the cache lacks (if enough to pay for a worker process) are found
@@ -75,7 +78,8 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     # idle (this process counting statistics or building the matrix alone).
     taxonomy_key = digest(repr(taxonomy))
     texts = [f"{title} {r.text}" for title, r in zip(titles, rendered)]
-    topic_keys = [digest(taxonomy_key, text) for text in texts]
+    # A paper's topics depend on its text (title and abstract) alone, so its key (of the two) will do.
+    topic_keys = [digest(taxonomy_key, key) for key in keys]
     topic_stage, name_stage = cache.stage("topics", tuple), cache.stage("names", tuple)
     need_topics = {key: n for n, key in enumerate(topic_keys) if topic_stage.get(key) is None}
     need_names = {key: n for n, key in enumerate(keys) if name_stage.get(key) is None}
@@ -145,12 +149,15 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
     return merged, venues, venue_order, problems
 
 
-def _titles(merged: list[_Merged], overrides: dict[str, Override], cache: Cache, bar: Stage) -> list[str]:
-    """Return every paper's title: given in papers.yaml, else derived; no two alike."""
+def _titles(merged: list[_Merged], keys: list[bytes], overrides: dict[str, Override], cache: Cache,
+            bar: Stage) -> list[str]:
+    """Return every paper's title: given in papers.yaml, else derived (cached under ``keys``, the abstracts'
+    digests); no two alike."""
     given = {i for i, m in enumerate(merged) if m.id in overrides and overrides[m.id].title}
     bar.advance(len(given))
-    derived = iter(cache.stage("titles", str).map(derive_title, [m.abstract for i, m in enumerate(merged)
-                                                                 if i not in given], digest, bar.advance))
+    derived = iter(cache.stage("titles", str).map(lambda n: derive_title(merged[n].abstract),
+                                                  [i for i in range(len(merged)) if i not in given],
+                                                  keys.__getitem__, bar.advance))
     first = [overrides[m.id].title if i in given else next(derived) or f"Paper {m.id}"
              for i, m in enumerate(merged)]  # an abstract of symbols has no words to make a title of
     return unique_titles(first, [m.abstract for m in merged], keep=given)
@@ -201,7 +208,7 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[
 
 def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
              counted: dict[bytes, related.PaperTerms], oldest: list[int], reference: list[int], cache: Cache,
-             bar: Stage, alongside: Callable[[list[tuple[int, int]]], T]) -> tuple[list[tuple[Related, ...]], T]:
+             bar: Stage, alongside: Callable[[list[tuple[int, int]]], T]) -> tuple[list[list[Found]], T]:
     """Return every paper's related papers, by position, and ``alongside(places)`` of every paper's place
     on the map, by position: run while worker processes compare the papers.
 
@@ -247,7 +254,7 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     if relations is not earlier:
         memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed))
         memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
-    return relations.found(oldest), other
+    return relations.plain(oldest), other
 
 
 def _by_position(placed: list[tuple[int, int]], oldest: list[int]) -> list[tuple[int, int]]:
@@ -285,8 +292,8 @@ def _papers(merged: list[_Merged], rendered: list[RenderedAbstract], titles: lis
             for m, r, title, own, coined, derived in zip(merged, rendered, titles, phrases, names, matches)]
 
 
-def _relate(papers: list[Paper], near: list[tuple[Related, ...]]) -> None:
-    """Give each paper (by position) its related papers (``near``, by position).
+def _relate(papers: list[Paper], near: list[list[Found]]) -> None:
+    """Give each paper (by position) its related papers (``near``, by position: ``Relations.plain``).
 
     The papers are made while worker processes compare them (see ``make_catalog``), before anyone
     else sees them: this is the one change to a Paper after it is made, and nothing has hashed it.
@@ -294,8 +301,8 @@ def _relate(papers: list[Paper], near: list[tuple[Related, ...]]) -> None:
     """
     ids = [p.id for p in papers]
     for paper, found in zip(papers, near):
-        object.__setattr__(paper, "related",
-                           tuple([RelatedPaper(ids[x.index], x.score, x.shared) for x in found if x.shared]))
+        object.__setattr__(paper, "related", tuple([RelatedPaper(ids[index], score, shared)
+                                                    for index, score, shared in found if shared]))
 
 
 _NO_OVERRIDE = Override()  # a paper papers.yaml says nothing about

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cache import Cache, digest
 from .errors import Problem
 from .model import Venue
 from .text import clean_line, join_wrapped, paper_id, slugify
@@ -146,20 +147,37 @@ def parse_listing(data: bytes, path: str) -> tuple[Listing | None, list[Problem]
     return Listing(path, header, venue_for(*parsed), tuple(entries)), problems
 
 
-def read_listings(content_dir: Path, display_root: Path) -> tuple[list[Listing], list[Problem]]:
-    """Read every listing in the content folder; problems name files relative to ``display_root``."""
+def read_listings(content_dir: Path, display_root: Path,
+                  cache: Cache | None = None) -> tuple[list[Listing], list[Problem]]:
+    """Read every listing in the content folder; problems name files relative to ``display_root``.
+
+    With a ``cache``, a listing whose bytes an earlier build parsed without a problem is taken from
+    it, not parsed again (a listing with problems is always parsed, so that they are reported).
+    """
     listings, problems = [], []
     files = find_listings(content_dir)
     if not files:
         where = display_path(content_dir / "listings", display_root)
         return [], [Problem(where, 0, f"no listing files; expected one or more {LISTING_GLOB} "
                                       f"files, each starting with a header like {HEADER_EXAMPLE}")]
+    stage = (cache or Cache()).stage("listings", Listing)
     for file in files:
-        listing, found = parse_listing(file.read_bytes(), display_path(file, display_root))
-        problems.extend(found)
-        if listing is not None:
-            # Pages name the file relative to the content folder, wherever the build ran from.
-            listings.append(dataclasses.replace(listing, path=file.relative_to(content_dir).as_posix()))
+        data = file.read_bytes()
+        # Pages name the file relative to the content folder, wherever the build ran from.
+        path = file.relative_to(content_dir).as_posix()
+        key = digest(data) if stage.cache.enabled else b""
+        listing = stage.get(key) if key else None
+        if listing is None:
+            listing, found = parse_listing(data, display_path(file, display_root))
+            problems.extend(found)
+            if listing is None:
+                continue
+            listing = dataclasses.replace(listing, path=path)
+            if key and not found:
+                stage.put(key, listing)
+        elif listing.path != path:  # the same bytes under another name
+            listing = dataclasses.replace(listing, path=path)
+        listings.append(listing)
     return listings, problems
 
 

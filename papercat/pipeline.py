@@ -14,7 +14,7 @@ from typing import TypeVar
 import jinja2
 
 from . import urls
-from .cache import open_cache
+from .cache import Cache, open_cache
 from .catalog import make_catalog
 from .config import SiteConfig, load_site_config, load_taxonomy
 from .errors import CatalogError, ContentError, Problem, StrictWarnings
@@ -91,8 +91,9 @@ class Result:
     topics: int = 0
 
 
-def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
-    """Read site.yaml, topics.yaml and every listing; collect all problems at once."""
+def read_content(content_dir: Path, cache: Cache | None = None) -> tuple[Content, list[Problem]]:
+    """Read site.yaml, topics.yaml and every listing (those ``cache`` knows unchanged from it); collect all
+    problems at once."""
     if not content_dir.is_dir():
         raise CatalogError(f"{content_dir}: no such folder; expected a content folder with listings/ in it")
     root = Path.cwd()
@@ -102,7 +103,7 @@ def read_content(content_dir: Path) -> tuple[Content, list[Problem]]:
     shown = display_path(content_dir / "papers.yaml", root)
     overrides, found = load_overrides(content_dir / "papers.yaml", shown, {t.slug for t in taxonomy})
     problems += found
-    listings, found = read_listings(content_dir, root)
+    listings, found = read_listings(content_dir, root, cache)
     problems += found
     history, found = load_history(content_dir / HISTORY_FILE, display_path(content_dir / HISTORY_FILE, root))
     problems += found
@@ -239,7 +240,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
                               WriteReport((), done.file_count, ()), done.papers, done.venues, done.topics)
         # The last build's page keys, when this build records its own: pages whose key is the same are kept.
         last = last_pages(cache, paths.out) if inputs is not None else None
-        content, problems = read_content(paths.content)
+        content, problems = read_content(paths.content, cache)
         if base_url is not None:
             content = replace(content, config=replace(content.config, base_url=normalise_base_url(base_url)))
         bar.advance(len(content.listings))

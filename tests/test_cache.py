@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from lunr.builder import Builder
 
 from papercat import cache as cache_module
-from papercat import catalog, paper_map, search
+from papercat import catalog, listing as listing_module, paper_map, search
 from papercat.abstract import RenderedAbstract
 from papercat.cache import Cache, digest, paused_gc, seal
 from papercat.cli import main
@@ -43,7 +43,7 @@ NEW = [
     ("We audit the safety of language model agents with GuardAgent-style guardrails and show that "
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
-STAGES = ["abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "related", "related-state",
+STAGES = ["listings", "abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "related", "related-state",
           "names", "search", "search-catalog", "site"]
 SINGLE = ["keyphrase-statistics", "related-state", "search-catalog", "site"]  # one entry each
 
@@ -75,7 +75,7 @@ def run(content: Path, out: Path, cache: Path | None = None):
 def calls(monkeypatch) -> Counter:
     """Count the calls of every cached computation (each still runs; the counter only wraps it)."""
     counts: Counter = Counter()
-    targets = [(catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
+    targets = [(listing_module, "parse_listing"), (catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
                (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate_beside"),
                (search, "doc_terms"), (search, "_index_files"), (catalog, "method_names")]
     for module, name in targets:
@@ -161,6 +161,7 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     assert len(result.catalog.papers) == 9
     for name in ("render_abstract", "derive_title", "assign_topics", "analyse_with_terms", "method_names"):
         assert calls[name] == 2, (name, calls)
+    assert calls["parse_listing"] == 1  # the unchanged listings are taken from the cache
     assert calls["terms"] == 0  # the new papers' terms are counted as they are analysed
     # The catalog-wide steps run again, once; a search document is analysed again only when its text
     # changed (a new paper, or keyphrases moved by the new papers' word counts).
@@ -169,6 +170,37 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(plain, tmp_path / "plain")
     assert tree(tmp_path / "plain") == tree(tmp_path / "site")
+
+
+def test_a_listing_with_problems_is_parsed_again_and_reported_every_build(content, tmp_path, calls):
+    short = listing("NeurIPS 2024 Papers", [NEW[0], "Too short to count.", NEW[1]])
+    folder = content("c", {"short.txt": short})
+    first = run(folder, tmp_path / "site", tmp_path / "cache")
+    assert len(first.warnings) == 1 and str(first.warnings[0]).endswith(
+        'listings/short.txt:5: warning: skipped "Too short to count.": 4 words is too short for an abstract; '
+        "expected at least 5")
+    calls.clear()
+    (folder / "listings" / "icml.txt").write_text(listing("ICML 2025 Papers", [ABSTRACT_A, *MORE[:2]]),
+                                                  encoding="utf-8")
+    again = run(folder, tmp_path / "site", tmp_path / "cache")
+    assert calls["parse_listing"] == 2  # the changed listing and the one with a warning; not iclr.txt
+    assert again.warnings == first.warnings and len(again.warnings) == 1
+
+
+def test_a_cached_listing_is_the_parsed_one_wherever_it_lies(content, tmp_path):
+    from papercat.pipeline import read_content
+    folder = content("c")
+    cache = Cache(tmp_path / "cache")
+    parsed, problems = read_content(folder, cache)
+    cache.save()
+    (folder / "listings" / "sub").mkdir()
+    (folder / "listings" / "iclr.txt").rename(folder / "listings" / "sub" / "iclr.txt")
+    cached, again = read_content(folder, Cache(tmp_path / "cache"))
+    fresh, plain = read_content(folder)
+    assert problems == again == plain == []
+    assert cached.listings == fresh.listings and [x.path for x in cached.listings] == [
+        "listings/icml.txt", "listings/sub/iclr.txt"]
+    assert cached.listings[0] == parsed.listings[1]
 
 
 def zipf_abstracts(n: int, seed: int) -> list[str]:

@@ -7,6 +7,7 @@ import marshal
 import pickle
 import random
 from itertools import accumulate
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -27,6 +28,7 @@ from papercat.enrich.related import (
     terms,
 )
 from papercat.paper_map import places
+from papercat.text import folded
 from tests.conftest import BUNDLED, ROOT
 
 
@@ -283,6 +285,7 @@ def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
     random.Random(3).shuffle(order)  # arrival is not catalog order
     docs[order[-1]] = docs[order[0]]  # the newest paper has the oldest one's abstract: never related to it
     docs[order[1]] = docs[order[2]] = docs[order[-1]][0], docs[order[-1]][1][:200]  # ties with both
+    docs[order[-2]] = docs[order[5]][0], docs[order[5]][1].upper()  # a copy in another case
     phrases = extract_keyphrases(docs)
     keep = 300 - added
     earlier = sorted(order[:keep])  # the earlier catalog: its papers in the same order
@@ -295,11 +298,28 @@ def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
     whole, laid = relate_beside(docs, [terms(*doc) for doc in docs], phrases, places, order=order)
     assert placed == laid, "the map of the whole catalog, laid out beside"
     assert grown.pairs == whole.pairs and grown.rows == whole.rows and grown.rank == whole.rank
+    assert grown.folds == whole.folds
     found = whole.found(order)
     assert grown.found(order) == found
     assert sum(order.index(x.index) >= keep for row in order[:keep] for x in found[row]) > 0, \
         "new papers entered old lists"
     assert found[order[-1]] and all(x.index != order[0] for x in found[order[-1]])
+    assert found[order[-2]] and all(x.index != order[5] for x in found[order[-2]])
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_the_later_papers_copies_are_found_by_the_earlier_ones_sums(collide, monkeypatch):
+    """Copies of a later paper, earlier or later, are found as folding every abstract finds them, even when
+    the sums of different abstracts are the same."""
+    if collide:
+        monkeypatch.setattr(related_module, "zlib", SimpleNamespace(crc32=lambda data: 7))
+    abstracts = ["A b c", "c d e", "a  B c", "x y z", "C D e", "e f g", "E F  G", "c d e"]
+    folds = [folded(a) for a in abstracts]
+    whole = related_module._copies(folds)
+    found, sums = related_module._later_copies(related_module._fold_sums(folds[:3]), abstracts, 3)
+    assert found == {i: copies for i, copies in whole.items() if i >= 3} == {
+        4: [1, 7], 5: [6], 6: [5], 7: [1, 4]}
+    assert related_module._fold_sums(folds[:3]) + sums == related_module._fold_sums(folds)
 
 
 # --- the split the build cache relies on: each paper's terms counted alone, compared across the catalog -----

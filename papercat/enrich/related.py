@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +25,8 @@ from papercat.enrich.keyphrases import (
 from papercat.parallel import Plain, jobs, map_beside, parallel_map
 from papercat.text import folded
 
-__all__ = ["PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate", "relate_beside",
-           "related_papers", "terms"]
+__all__ = ["Found", "PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate",
+           "relate_beside", "related_papers", "terms"]
 
 B = TypeVar("B")
 
@@ -51,6 +52,10 @@ class Related:
     index: int  # position of the related paper in docs
     score: float  # cosine similarity, rounded to DECIMALS
     shared: tuple[str, ...]  # up to MAX_SHARED shared terms or keyphrases, most important first
+
+
+# A Related as a plain tuple (index, score, shared): what ``Relations.plain`` gives.
+Found = tuple[int, float, tuple[str, ...]]
 
 
 class _Features:
@@ -261,12 +266,37 @@ def _matrix(papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
     return columns.weights(rows, cols, counts, len(papers)), columns
 
 
-def _duplicates(docs: Sequence[tuple[str, str]]) -> dict[int, list[int]]:
-    """Map each paper whose abstract appears more than once to the other papers with that abstract."""
+def _copies(folds: Sequence[str], papers: Iterable[int] | None = None) -> dict[int, list[int]]:
+    """Map each paper (of ``papers``, by default all) whose abstract appears more than once, folded
+    (``folds``: ``text.folded``), to the other papers with that abstract."""
     groups: dict[str, list[int]] = {}
-    for i, (_, abstract) in enumerate(docs):
-        groups.setdefault(folded(abstract), []).append(i)
-    return {i: [j for j in group if j != i] for group in groups.values() if len(group) > 1 for i in group}
+    for i, fold in enumerate(folds):
+        groups.setdefault(fold, []).append(i)
+    wanted = None if papers is None else set(papers)
+    return {i: [j for j in group if j != i] for group in groups.values() if len(group) > 1 for i in group
+            if wanted is None or i in wanted}
+
+
+def _fold_sums(folds: Iterable[str]) -> bytes:
+    """Return the CRC-32 of each folded abstract, 4 bytes each: what a later ``extend`` finds copies by
+    without folding every earlier abstract again (a sum that matches is checked on the abstracts)."""
+    sums = [zlib.crc32(fold.encode("utf-8", "surrogatepass")) for fold in folds]
+    return np.array(sums, dtype=">u4").tobytes()
+
+
+def _later_copies(earlier: bytes, abstracts: Sequence[str], start: int) -> tuple[dict[int, list[int]], bytes]:
+    """Return what ``_copies`` of every folded abstract maps the papers from ``start`` on to (the later
+    papers; ``abstracts`` are every paper's, oldest first), given ``earlier``, the ``_fold_sums`` of the
+    papers before them; and the later papers' sums."""
+    folds = [folded(abstract) for abstract in abstracts[start:]]
+    sums = _fold_sums(folds)
+    later = np.frombuffer(sums, dtype=">u4")
+    # Earlier papers whose sum is a later one's: their abstracts are folded and compared; no other can match.
+    matched = np.flatnonzero(np.isin(np.frombuffer(earlier, dtype=">u4"), later)).tolist()
+    later_ones = range(len(matched), len(matched) + len(folds))
+    found = _copies([folded(abstracts[i]) for i in matched] + folds, later_ones)
+    number = [*matched, *range(start, len(abstracts))]  # a paper's position among those compared -> its own
+    return {number[i]: [number[j] for j in copies] for i, copies in found.items()}, sums
 
 
 class _Scorer:
@@ -540,16 +570,22 @@ class Relations:
     columns: _Columns
     rows: _Rows  # the TF-IDF matrix
     k: int
+    folds: bytes  # each paper's folded abstract's CRC-32 (_fold_sums): how a later paper's copies are found
 
     def found(self, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
         """Return the related papers by position in the catalog, given ``order`` (positions oldest first)."""
+        return [tuple(Related(*x) for x in found) for found in self.plain(order)]
+
+    def plain(self, order: Sequence[int] | None = None) -> list[list[Found]]:
+        """Return what ``found`` returns as (index, score, shared) tuples: for a caller that makes records of
+        its own of them (the catalog's), without making a Related of each first."""
         order = range(len(self.rank)) if order is None else order
-        out: list[list[Related]] = [[] for _ in self.rank]
+        out: list[list[Found]] = [[] for _ in self.rank]
         pairs = self.pairs
         for a, b, score, shared in zip(pairs.left().tolist(), pairs.right().tolist(), pairs.scores().tolist(),
                                        pairs.shared):
-            out[order[a]].append(Related(order[b], score, shared))
-        return list(map(tuple, out))
+            out[order[a]].append((order[b], score, shared))
+        return out
 
 
 @dataclass(frozen=True)
@@ -638,19 +674,24 @@ def _compared(matrix: sparse.csr_matrix, columns: _Columns, docs: Sequence[tuple
     compared with all, and the earlier ones' lists take them in where they may reach them.
     """
     rank = np.array(order, dtype=np.int64)
-    found: list[tuple[int, int, float, tuple[str, ...]]] = []
+    abstracts = [docs[row][1] for row in order]
+    held = None
     floors = None
-    if earlier is not None:
+    if earlier is None:
+        folds = [folded(abstract) for abstract in abstracts]
+        duplicates, sums = _copies(folds), _fold_sums(folds)
+    else:  # only the later papers are compared, so only their copies matter
         held = earlier.pairs
-        found = list(zip(held.left().tolist(), held.right().tolist(), held.scores().tolist(), held.shared))
         floors = _floors(held, len(earlier.rank), k)
+        duplicates, later = _later_copies(earlier.folds, abstracts, len(earlier.rank))
+        sums = earlier.folds + later
+    found: list[tuple[int, int, float, tuple[str, ...]]] = []
     if k:
-        pairs, other = _neighbours(matrix, columns.features, k, _duplicates([docs[row] for row in order]), rank,
-                                   lambda: beside(matrix), floors)
-        found += pairs
+        found, other = _neighbours(matrix, columns.features, k, duplicates, rank, lambda: beside(matrix),
+                                   floors)
     else:
         other = beside(matrix)
-    return Relations(_best(found, rank, k), tuple(order), columns, _Rows.of(matrix), k), other
+    return Relations(_best(held, found, rank, k), tuple(order), columns, _Rows.of(matrix), k, sums), other
 
 
 def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
@@ -663,13 +704,19 @@ def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
     return _reachable(floors).astype(np.float32)
 
 
-def _best(pairs: list[tuple[int, int, float, tuple[str, ...]]], rank: np.ndarray, k: int) -> _Pairs:
-    """Return each paper's k best of ``pairs`` (all positive), best first, ties to the lower ``rank``."""
-    if not pairs:
+def _best(held: _Pairs | None, pairs: list[tuple[int, int, float, tuple[str, ...]]], rank: np.ndarray,
+          k: int) -> _Pairs:
+    """Return each paper's k best of the ``held`` pairs and then ``pairs`` (all positive), best first, ties to
+    the lower ``rank``."""
+    left, right, scores, shared = zip(*pairs) if pairs else ((), (), (), ())
+    left_a, right_a = np.array(left, np.int64), np.array(right, np.int64)
+    scores_a = np.array(scores, np.float64)
+    if held is not None:
+        left_a, right_a = np.concatenate((held.left(), left_a)), np.concatenate((held.right(), right_a))
+        scores_a, shared = np.concatenate((held.scores(), scores_a)), held.shared + shared
+    if not len(left_a):
         return _Pairs.of(*(np.zeros(0),) * 3, ())
-    left, right, scores, shared = zip(*pairs)
-    left_a, right_a, scores_a = np.array(left, np.int64), np.array(right, np.int64), np.array(scores)
     order = np.lexsort((rank[right_a], -scores_a, left_a))
     ranked = left_a[order]
     keep = order[np.arange(len(order)) - np.searchsorted(ranked, ranked) < k]  # the first k of each paper
-    return _Pairs.of(left_a[keep], right_a[keep], scores_a[keep], [shared[n] for n in keep])
+    return _Pairs.of(left_a[keep], right_a[keep], scores_a[keep], [shared[n] for n in keep.tolist()])
