@@ -500,7 +500,9 @@ class _Pieces:
 
     def join(self, numbers: np.ndarray) -> bytes:
         """Return the pieces ``numbers``, one after another."""
-        return self.data[_runs(self.starts[numbers], self.sizes[numbers])].tobytes()
+        # np.take, not indexing: indexing converts 32-bit positions to 64-bit ones first, which took
+        # twice as long as the gathering itself (68 MB of chunks at 20,000 papers).
+        return np.take(self.data, _runs(np.take(self.starts, numbers), np.take(self.sizes, numbers))).tobytes()
 
 
 # The pieces every chunk shares, by number; then _pieces adds those of the index.
