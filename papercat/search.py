@@ -94,7 +94,10 @@ class DocTerms:
     """What lunr's builder makes of one search document: its fields' terms (in FIELDS's order), counted."""
 
     terms: tuple[str, ...]  # each field's distinct terms in order of first use, field after field
-    counts: tuple[int, ...]  # each of those terms' frequency in its field
+    # Each of those terms' frequency in its field, as uint32s: the index takes all documents' at once,
+    # and a cache or a worker sends them in one piece (at 20,000 papers, the 1.5 million counts as
+    # tuples of ints took 0.07 s more to read back from the cache and to take).
+    counts: bytes
     sizes: tuple[int, ...]  # per field: how many of the terms are its
     lengths: tuple[int, ...]  # per field: its length in terms
 
@@ -111,8 +114,9 @@ def doc_terms(doc: SearchDoc) -> DocTerms:
         field = counted(index_terms(tokenize(texts[name])))
         field.pop(None, None)
         fields.append(field)
-    return DocTerms(tuple(chain.from_iterable(fields)), tuple(chain.from_iterable(f.values() for f in fields)),
-                    tuple(map(len, fields)), tuple(sum(f.values()) for f in fields))
+    counts = np.fromiter(chain.from_iterable(f.values() for f in fields), np.uint32, sum(map(len, fields)))
+    return DocTerms(tuple(chain.from_iterable(fields)), counts.tobytes(), tuple(map(len, fields)),
+                    tuple(sum(f.values()) for f in fields))
 
 
 def doc_key(doc: SearchDoc) -> bytes:
@@ -186,7 +190,7 @@ def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
     # Python's does, operation for operation. A field without terms has no elements to score: its
     # average length may be 0.
     k1, b = 1.2, 0.75
-    tf = np.fromiter(chain.from_iterable(doc.counts for doc in docs), np.float64, len(terms))
+    tf = np.frombuffer(b"".join(doc.counts for doc in docs), np.uint32).astype(np.float64)
     mean = np.array([m or 1.0 for m in average], dtype=np.float64)
     norm = np.repeat((k1 * (1 - b + b * (field_lengths / mean))).reshape(size * fields), lengths)
     boost = np.repeat(np.tile(np.array([boost for _, boost in FIELDS], dtype=np.float64), size), lengths)
