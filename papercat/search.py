@@ -445,7 +445,7 @@ def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
 
 def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], doc_keys: list[bytes],
                    target: int | None) -> Iterator[str | bytes]:
-    """Yield everything the search files are made of, for the cache key (a document's texts by its doc_key)."""
+    """Yield everything the search files are made of, for the cache key (texts by their doc_key)."""
     yield f"search files {FORMAT_VERSION} {target} {len(docs)} {len(catalog.venues)} {len(catalog.topics)}"
     # The documents' other fields as one JSON text, not part by part: a part costs as much to hash as
     # a kilobyte of text, and a document has about ten.
