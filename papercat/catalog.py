@@ -20,6 +20,7 @@ from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
 from .errors import Problem
 from .listing import Listing
+from .memo import Memo
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
 from .paper_map import places as map_places
@@ -61,16 +62,16 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar = bar or Stage("enriching")
     bar.set_total(len(merged))
     bar.restart("abstracts")
-    # Rendering an abstract and deriving its title depend on the abstract alone: one key for both stages.
-    abstract_keys = [digest(m.abstract) for m in merged]
+    # Rendering an abstract and deriving its title depend on the abstract alone: one key for both stages
+    # (worked out only if a cache asks for it).
+    abstract_key = Memo(lambda n: digest(merged[n].abstract)).__getitem__
     rendered = cache.stage("abstracts", RenderedAbstract).map(lambda n: render_abstract(merged[n].abstract),
-                                                              range(len(merged)), abstract_keys.__getitem__,
-                                                              bar.advance)
+                                                              range(len(merged)), abstract_key, bar.advance)
     for m, r in zip(merged, rendered):
         source = m.found[0][0]
         problems += [Problem(source.path, source.line, w, warning=True) for w in r.warnings]
     bar.restart("titles")
-    titles = _titles(merged, abstract_keys, overrides, cache, bar)
+    titles = _titles(merged, abstract_key, overrides, cache, bar)
     docs = [(title, r.text) for title, r in zip(titles, rendered)]
     keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
     # The topics and coined names the cache lacks (if enough to pay for a worker process) are found
@@ -149,15 +150,15 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
     return merged, venues, venue_order, problems
 
 
-def _titles(merged: list[_Merged], keys: list[bytes], overrides: dict[str, Override], cache: Cache,
+def _titles(merged: list[_Merged], key: Callable[[int], bytes], overrides: dict[str, Override], cache: Cache,
             bar: Stage) -> list[str]:
-    """Return every paper's title: given in papers.yaml, else derived (cached under ``keys``, the abstracts'
-    digests); no two alike."""
+    """Return every paper's title: given in papers.yaml, else derived (cached under ``key`` of its position,
+    its abstract's digest); no two alike."""
     given = {i for i, m in enumerate(merged) if m.id in overrides and overrides[m.id].title}
     bar.advance(len(given))
     derived = iter(cache.stage("titles", str).map(lambda n: derive_title(merged[n].abstract),
                                                   [i for i in range(len(merged)) if i not in given],
-                                                  keys.__getitem__, bar.advance))
+                                                  key, bar.advance))
     first = [overrides[m.id].title if i in given else next(derived) or f"Paper {m.id}"
              for i, m in enumerate(merged)]  # an abstract of symbols has no words to make a title of
     return unique_titles(first, [m.abstract for m in merged], keep=given)
