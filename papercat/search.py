@@ -225,20 +225,21 @@ def _columns(sources: np.ndarray, new: Sequence[DocTerms], old: TermColumns, key
     taken = _runs(old_starts[reused], old_elements[reused])
     reused_terms = np.array(old.terms, dtype=object)[old_numbers[taken]].tolist() if len(taken) else []
     reused_counts = old_counts[taken].tobytes()
-    terms: list[Sequence[str]] = []
-    counts: list[bytes] = []
-    fresh = iter(new)
-    at = 0
-    for source, elements in zip(rest.tolist(), old_elements[np.maximum(rest, 0)].tolist() if len(old_sizes)
-                                else [0] * len(rest)):
-        if source < 0:
-            doc = next(fresh)
-            terms.append(doc.terms)
-            counts.append(doc.counts)
-        else:
-            terms.append(reused_terms[at:at + elements])
-            counts.append(reused_counts[4 * at:4 * (at + elements)])
-            at += elements
+    terms: list[Sequence[str]] = [doc.terms for doc in new]  # the new documents', in the usual case
+    counts: list[bytes] = [doc.counts for doc in new]
+    if len(reused):
+        terms, counts = [], []
+        fresh = iter(new)
+        at = 0
+        for source, elements in zip(rest.tolist(), old_elements[np.maximum(rest, 0)].tolist()):
+            if source < 0:
+                doc = next(fresh)
+                terms.append(doc.terms)
+                counts.append(doc.counts)
+            else:
+                terms.append(reused_terms[at:at + elements])
+                counts.append(reused_counts[4 * at:4 * (at + elements)])
+                at += elements
     rest_elements = int(sizes[kept:].sum())
     numbers = np.fromiter(map(number.__getitem__, chain.from_iterable(terms)), np.uint32, rest_elements)
     return TermColumns(keys, tuple(number), old.numbers[:4 * kept_elements] + numbers.tobytes(),
