@@ -19,6 +19,9 @@ papers, the search files) has a single-entry stage keyed by the hash of its inpu
 two, those of the catalog's reference papers: see catalog.py), so a rebuild with no change skips
 it; when it misses, the step's per-paper stage supplies the paper-by-paper part. Its header holds
 that key, so a miss reads only the header, not the last build's entry.
+The search index's paper-by-paper part, the documents' terms, is a single entry as well
+(search.TermColumns, under a fixed key): the last build's documents in columns, each found in it
+by its own key. Read whole, it is a few large strings rather than 21,000 small entries.
 
 Payloads are pickles. The checksum is verified before unpickling, so a damaged file is never
 unpickled; it proves nothing about who wrote the file, though, so the unpickler also refuses every

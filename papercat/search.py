@@ -26,6 +26,7 @@ from .abstract import plain_text
 from .cache import Cache, digest, digest_of, paused_gc
 from .lunrjs import LUNR_VERSION, index_terms, search_pipeline, tokenize
 from .model import Catalog, Paper
+from .parallel import parallel_map
 from .text import counted
 
 SEARCH_DIR = "search"
@@ -127,20 +128,122 @@ def doc_key(doc: SearchDoc) -> bytes:
 def build_index(docs: Iterable[SearchDoc], cache: Cache | None = None) -> Index:
     """Return the global lunr index of ``docs``, built with lunr.js's text pipeline."""
     docs = list(docs)
-    return assemble_index([d.ref for d in docs], document_terms(docs, cache))
+    return index_of([d.ref for d in docs], term_columns(docs, cache))
 
 
-def document_terms(docs: Sequence[SearchDoc], cache: Cache | None = None,
-                   keys: Sequence[bytes] | None = None) -> list[DocTerms]:
-    """Return each document's ``doc_terms`` (in worker processes), taken from the cache where it has them.
+@dataclass(frozen=True, eq=False)
+class TermColumns:
+    """Every document's ``DocTerms``, in columns, with the terms numbered as the index numbers them.
+
+    The cache keeps one of these, the last build's, rather than an entry per document: it reads
+    back as a few large strings, not as 21,000 records each looked up. And while the last build's
+    documents come first, in its order (a new listing's come last), their term numbers serve
+    again: only the terms of the documents after them are numbered.
+    """
+
+    keys: bytes  # each document's doc_key (32 bytes), one after another
+    terms: tuple[str, ...]  # by term number: in order of first use, as lunr numbers them
+    numbers: bytes  # uint32: the number of each DocTerms.terms term, document after document
+    counts: bytes  # uint32: DocTerms.counts, document after document
+    sizes: bytes  # int64, (documents, fields): DocTerms.sizes
+    lengths: bytes  # int64, (documents, fields): DocTerms.lengths
+
+    def doc_keys(self) -> list[bytes]:
+        return [self.keys[n:n + 32] for n in range(0, len(self.keys), 32)]
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Return numbers, counts, sizes and lengths as arrays (read-only views)."""
+        return (np.frombuffer(self.numbers, np.uint32), np.frombuffer(self.counts, np.uint32),
+                np.frombuffer(self.sizes, np.int64).reshape(-1, len(FIELDS)),
+                np.frombuffer(self.lengths, np.int64).reshape(-1, len(FIELDS)))
+
+    def sound(self) -> bool:
+        """Return whether the columns agree with one another (a cache entry is used only then)."""
+        docs = len(self.keys) // 32
+        if len(self.keys) != 32 * docs or not len(self.sizes) == len(self.lengths) == 8 * docs * len(FIELDS):
+            return False
+        numbers, _, sizes, _ = self.arrays()
+        return (len(self.numbers) == len(self.counts) == 4 * int(sizes.sum()) and int(sizes.min(initial=0)) >= 0
+                and int(numbers.max(initial=0)) < max(len(self.terms), 1))
+
+
+_NO_COLUMNS = TermColumns(b"", (), b"", b"", b"", b"")
+_TERMS_STAGE = "search"
+_TERMS_KEY = digest("the last build's search documents")  # the stage's one entry
+
+
+def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None,
+                 keys: Sequence[bytes] | None = None) -> TermColumns:
+    """Return the documents' terms: those of the last build's documents (by ``doc_key``) from the cache,
+    the others analysed now (``doc_terms``, in worker processes).
 
     ``keys`` are the documents' ``doc_key``s, if the caller has them already.
     """
-    stage = (cache or Cache()).stage("search", DocTerms)
-    key = keys.__getitem__ if keys is not None else lambda n: doc_key(docs[n])
-    terms = stage.map(lambda n: doc_terms(docs[n]), range(len(docs)), key)
-    stage.close()  # the terms are held by the caller now: the stage keeps only its file
-    return terms
+    cache = cache or Cache()
+    if not cache.enabled:
+        return _columns(np.full(len(docs), -1, dtype=np.int64), parallel_map(doc_terms, docs), _NO_COLUMNS)
+    keys = list(keys) if keys is not None else [doc_key(d) for d in docs]
+    stage = cache.stage(_TERMS_STAGE, TermColumns)
+    old = stage.get(_TERMS_KEY)
+    if old is None or not old.sound():
+        old = _NO_COLUMNS
+    at = {key: n for n, key in enumerate(old.doc_keys())}
+    sources = np.fromiter((at.get(key, -1) for key in keys), np.int64, len(keys))
+    new = parallel_map(doc_terms, [docs[n] for n in np.flatnonzero(sources < 0).tolist()])
+    columns = _columns(sources, new, old, b"".join(keys))
+    stage.put(_TERMS_KEY, columns)
+    stage.close()  # the columns are the caller's now: the stage keeps only its file
+    return columns
+
+
+def _columns(sources: np.ndarray, new: Sequence[DocTerms], old: TermColumns, keys: bytes = b"") -> TermColumns:
+    """Return the columns of documents each of which is ``old``'s document ``sources[n]``, or (where that
+    is -1) the next of ``new``."""
+    fields, size = len(FIELDS), len(sources)
+    old_numbers, old_counts, old_sizes, old_lengths = old.arrays()
+    is_new = sources < 0
+    sizes = np.empty((size, fields), dtype=np.int64)
+    lengths = np.empty((size, fields), dtype=np.int64)
+    sizes[~is_new] = old_sizes[sources[~is_new]]
+    lengths[~is_new] = old_lengths[sources[~is_new]]
+    sizes[is_new] = np.array([doc.sizes for doc in new], dtype=np.int64).reshape(-1, fields)
+    lengths[is_new] = np.array([doc.lengths for doc in new], dtype=np.int64).reshape(-1, fields)
+    # lunr numbers the terms in order of first use: the documents that are old's first ones, in its
+    # order, use its first term numbers, whatever follows them. The rest are numbered after those.
+    same = sources[:len(old_sizes)] == np.arange(min(size, len(old_sizes)))
+    kept = len(same) if same.all() else int(np.argmin(same))
+    if kept == size == len(old_sizes):
+        return old
+    old_elements = old_sizes.sum(axis=1)
+    old_starts = np.cumsum(old_elements) - old_elements
+    kept_elements = int(old_elements[:kept].sum())
+    held = int(old_numbers[:kept_elements].max()) + 1 if kept_elements else 0
+    number = _Numbering(zip(old.terms[:held], range(held)))
+    # The rest's terms and counts, document after document: those of old documents gathered at once.
+    rest = sources[kept:]
+    reused = rest[rest >= 0]
+    taken = _runs(old_starts[reused], old_elements[reused])
+    reused_terms = np.array(old.terms, dtype=object)[old_numbers[taken]].tolist() if len(taken) else []
+    reused_counts = old_counts[taken].tobytes()
+    terms: list[Sequence[str]] = [doc.terms for doc in new]  # the new documents', in the usual case
+    counts: list[bytes] = [doc.counts for doc in new]
+    if len(reused):
+        terms, counts = [], []
+        fresh = iter(new)
+        at = 0
+        for source, elements in zip(rest.tolist(), old_elements[np.maximum(rest, 0)].tolist()):
+            if source < 0:
+                doc = next(fresh)
+                terms.append(doc.terms)
+                counts.append(doc.counts)
+            else:
+                terms.append(reused_terms[at:at + elements])
+                counts.append(reused_counts[4 * at:4 * (at + elements)])
+                at += elements
+    rest_elements = int(sizes[kept:].sum())
+    numbers = np.fromiter(map(number.__getitem__, chain.from_iterable(terms)), np.uint32, rest_elements)
+    return TermColumns(keys, tuple(number), old.numbers[:4 * kept_elements] + numbers.tobytes(),
+                       old.counts[:4 * kept_elements] + b"".join(counts), sizes.tobytes(), lengths.tobytes())
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,6 +269,11 @@ class Index:
 
 
 def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
+    """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms."""
+    return index_of(refs, _columns(np.full(len(docs), -1, dtype=np.int64), docs, _NO_COLUMNS))
+
+
+def index_of(refs: Sequence[str], columns: TermColumns) -> Index:
     """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms.
 
     lunr.py's builder re-tokenises every document and keeps a token set and Vector objects that
@@ -176,32 +284,31 @@ def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
     if len(set(refs)) != len(refs):
         raise ValueError("search documents need distinct refs")
     size, fields = len(refs), len(FIELDS)
-    lengths = np.array([doc.sizes for doc in docs], dtype=np.int64).reshape(size * fields)  # elements per vector
-    field_lengths = np.array([doc.lengths for doc in docs], dtype=np.int64).reshape(size, fields)
+    numbers, counts, sizes, field_lengths = columns.arrays()
+    lengths = sizes.reshape(size * fields)  # elements per vector
     average = [total / size for total in field_lengths.sum(axis=0).tolist()] if size else [0.0] * fields
-    number = _Numbering()  # lunr numbers the terms in order of first use
-    terms = np.fromiter(map(number.__getitem__, chain.from_iterable(doc.terms for doc in docs)), np.int64,
-                        lengths.sum())
+    held = len(columns.terms)
+    terms = numbers.astype(np.int64)
     # The documents holding a term in a field: the vectors holding it (a vector holds a term once).
-    with_term = np.bincount(terms, minlength=len(number))
+    with_term = np.bincount(terms, minlength=held)
     x = (size - with_term + 0.5) / (with_term + 0.5)
     idf = np.array(list(map(math.log, (1 + np.abs(x)).tolist())), dtype=np.float64)  # Python's log, as lunr.py's
     # Each term of each field vector, scored at once: IEEE arithmetic in numpy gives the very doubles
     # Python's does, operation for operation. A field without terms has no elements to score: its
     # average length may be 0.
     k1, b = 1.2, 0.75
-    tf = np.frombuffer(b"".join(doc.counts for doc in docs), np.uint32).astype(np.float64)
+    tf = counts.astype(np.float64)
     mean = np.array([m or 1.0 for m in average], dtype=np.float64)
     norm = np.repeat((k1 * (1 - b + b * (field_lengths / mean))).reshape(size * fields), lengths)
     boost = np.repeat(np.tile(np.array([boost for _, boost in FIELDS], dtype=np.float64), size), lengths)
     scores = idf[terms] * ((k1 + 1) * tf) / (norm + tf) * boost
     # Each vector's elements by term number (a stable sort of the vectors, already in order, is quick).
-    order = np.argsort(np.repeat(np.arange(size * fields), lengths) * max(len(number), 1) + terms, kind="stable")
+    order = np.argsort(np.repeat(np.arange(size * fields), lengths) * max(held, 1) + terms, kind="stable")
     thousandths = _thousandths(scores[order])
     used_weights = np.zeros(thousandths.max() + 1 if len(thousandths) else 0, dtype=bool)
     used_weights[thousandths] = True
     weight = (np.cumsum(used_weights) - 1)[thousandths]  # a weight's number: how many smaller ones are used
-    return Index(tuple(refs), tuple(number), lengths, terms[order], weight, np.flatnonzero(used_weights) / 1000)
+    return Index(tuple(refs), columns.terms, lengths, terms[order], weight, np.flatnonzero(used_weights) / 1000)
 
 
 class _Numbering(dict[str, int]):
@@ -409,7 +516,7 @@ class SearchWork:
         remembered there)."""
         if self.found is not None:
             return dict(self.found)
-        files = _index_files(self.catalog, self.docs, document_terms(self.docs, self.cache, self.doc_keys),
+        files = _index_files(self.catalog, self.docs, term_columns(self.docs, self.cache, self.doc_keys),
                              self.target)
         stage = self.cache.stage(_FILES_STAGE, dict, single=True)
         stage.put(self.key, files)
@@ -457,10 +564,10 @@ def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], doc_keys: list[bytes
         yield from (t.slug, t.name)
 
 
-def _index_files(catalog: Catalog, docs: list[SearchDoc], terms: list[DocTerms],
+def _index_files(catalog: Catalog, docs: list[SearchDoc], terms: TermColumns,
                  target: int | None) -> dict[str, bytes]:
     """Return the index's chunks and the manifest that finds them (and the other files)."""
-    index = assemble_index([d.ref for d in docs], terms)
+    index = index_of([d.ref for d in docs], terms)
     chunks = split_index(index, target)
     files = {chunk.file: data for chunk, data in zip(chunks, _chunk_data(index, chunks))}
     files["manifest.json"] = _dump({

@@ -8,6 +8,7 @@ import pickle
 import random
 import shutil
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -281,8 +282,11 @@ def test_entries_of_removed_papers_are_pruned(content, tmp_path):
     docs = {digest(p.title, p.text) for p in result.catalog.papers}
     for name in ("keyphrases", "related"):
         assert set(entries(tmp_path / "cache", name)) == docs
-    for name in ("titles", "topics", "names", "picks", "search"):
+    for name in ("titles", "topics", "names", "picks"):
         assert len(entries(tmp_path / "cache", name)) == 7
+    # The search documents' terms are one entry, in columns: the documents of this build only.
+    (terms,) = entries(tmp_path / "cache", "search").values()
+    assert terms.doc_keys() == [search.doc_key(d) for d in search.search_docs(result.catalog)]
     for name in ("keyphrase-statistics", "related-state", "search-catalog"):
         assert len(entries(tmp_path / "cache", name)) == 1
 
@@ -524,7 +528,7 @@ def lunr_index(docs: list[search.SearchDoc]) -> dict:
     return builder.build().serialize()
 
 
-def test_the_assembled_index_is_lunr_builders_to_the_byte(bundled_catalog):
+def test_the_assembled_index_is_lunr_builders_to_the_byte(bundled_catalog, calls):
     import json
     docs = search.search_docs(bundled_catalog)
     rng = random.Random(5)
@@ -538,10 +542,73 @@ def test_the_assembled_index_is_lunr_builders_to_the_byte(bundled_catalog):
     assert json.dumps(search.serialize(search.build_index(docs))) == json.dumps(expected)
     # and from a warm cache
     cache = Cache(Path("/nonexistent-cache-folder-never-written"))
-    stage = cache.stage("search", search.DocTerms)
-    stage.loaded = {digest(d.title, d.names, d.text): search.doc_terms(d) for d in docs}
+    stage = cache.stage("search", search.TermColumns)
+    stage.loaded = {search._TERMS_KEY: replace(search.term_columns(docs),
+                                               keys=b"".join(search.doc_key(d) for d in docs))}
+    calls.clear()
     assert json.dumps(search.serialize(search.build_index(docs, cache))) == json.dumps(expected)
-    assert stage.hits == len({(d.title, d.names, d.text) for d in docs}) and stage.misses == 0
+    assert stage.hits == 1 and stage.misses == 0 and calls["doc_terms"] == 0
+
+
+def test_the_index_from_the_last_builds_terms_is_the_one_made_afresh(bundled_catalog, tmp_path, calls):
+    """Documents added, changed in the middle, removed and reordered: the documents the last build had
+    are not analysed again, and the index is the one a build without a cache makes."""
+    import json
+    docs = search.search_docs(bundled_catalog)
+    words = " ".join(d.text for d in docs).split()
+
+    def made(n: int) -> search.SearchDoc:  # a document of new words too: terms the last build did not number
+        text = " ".join(random.Random(n).choices(words, k=30) + [f"zeta{n}x", f"omega{n}y"])
+        return search.SearchDoc("", f"n{n}", text[:30], "u", (), (), text, f"name{n}")
+
+    def changed(doc: search.SearchDoc) -> search.SearchDoc:
+        return replace(doc, text=doc.text + " a novel sentence about quokkas")
+
+    middle = len(docs) // 2
+    steps = [  # each build's documents, and how many of them the last build did not have
+        (docs, len(docs)),
+        (docs + [made(n) for n in range(5)], 5),  # a new listing: its documents come last
+        (docs + [made(n) for n in range(8)], 3),
+        (docs[:middle] + [changed(docs[middle])] + docs[middle + 1:] + [made(n) for n in range(8)], 1),
+        (docs[:3] + docs[4:middle] + docs[middle + 1:], 0),  # documents removed: the rest are renumbered
+        (docs[:3] + docs[4:middle] + docs[middle + 1:], 0),  # no change
+        (list(reversed(docs[5:])) + [made(9)], 2),  # reordered, and docs[middle] back
+        ([made(n) for n in range(10, 14)], 4),  # none of the last build's
+        (docs[:1], 1),
+        ([], 0),
+        (docs[:2], 2),
+    ]
+    for n, (step, new) in enumerate(steps):
+        step = [replace(d, ref=str(i)) for i, d in enumerate(step)]
+        calls.clear()
+        cache = Cache(tmp_path / "cache")
+        index = search.build_index(step, cache)
+        cache.save()
+        assert calls["doc_terms"] == new, n
+        calls.clear()
+        assert json.dumps(search.serialize(index)) == json.dumps(search.serialize(search.build_index(step))), n
+    (columns,) = entries(tmp_path / "cache", "search").values()
+    assert columns.doc_keys() == [search.doc_key(d) for d in docs[:2]]
+
+
+def test_search_terms_from_a_damaged_or_foreign_cache_entry_are_analysed_again(bundled_catalog, tmp_path,
+                                                                             calls):
+    import json
+    docs = search.search_docs(bundled_catalog)
+    expected = json.dumps(search.serialize(search.build_index(docs)))
+    cache = Cache(tmp_path / "cache")
+    search.build_index(docs, cache)
+    cache.save()
+    path = tmp_path / "cache" / "search.bin"
+    sound = path.read_bytes()
+    (columns,) = entries(tmp_path / "cache", "search").values()
+    payloads = [pickle.dumps({search._TERMS_KEY: replace(columns, counts=columns.counts[:-4])}),  # disagreeing
+                pickle.dumps({search._TERMS_KEY: {"not": "columns"}})]
+    for data in [sound[:-10], sound[:-1] + bytes([sound[-1] ^ 1])] + [seal("search", p) for p in payloads]:
+        path.write_bytes(data)
+        calls.clear()
+        assert json.dumps(search.serialize(search.build_index(docs, Cache(tmp_path / "cache")))) == expected
+        assert calls["doc_terms"] == len(docs)
 
 
 def test_chunk_files_and_term_sizes_are_what_the_plain_serialization_gives(bundled_catalog):
