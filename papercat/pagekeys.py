@@ -29,10 +29,11 @@ from typing import Any
 
 import jinja2
 from jinja2 import meta
+from markupsafe import Markup
 
 __all__ = ["KEY_VERSION", "LOOKUPS", "Keys", "PageKey", "ReadLookup"]
 
-KEY_VERSION = b"papercat page key 1"
+KEY_VERSION = b"papercat page key 2"
 LOOKUPS = ("venues_by_slug", "topics_by_slug")  # the shared lookups by slug, whose reads a page notes
 ALL = "*"  # a read of the whole lookup (its length, its keys, its items...)
 
@@ -132,7 +133,7 @@ class Keys:
         (``context``) with these reads."""
         h = hashlib.sha256(KEY_VERSION)
         h.update(self._template(template))
-        h.update(_digest(path))
+        h.update(hashlib.sha256(path.encode()).digest())  # a digest: the parts that follow stay apart
         h.update(own)
         for name, slug in reads:
             if slug == ALL:
@@ -187,11 +188,14 @@ class _Reducers(dict[type, Callable[[Any], Any]]):
     """How a key's pickle reduces each kind of object the pickler has no fast path for (it has one for
     str, int, tuple, dict...): a dataclass to its class and fields, so that its cached properties (a
     paper's topic slugs, a venue's label, kept in its __dict__ once asked for) are not part of it,
-    and in one call (a frozen dataclass with slots is otherwise pickled by a Python __getstate__).
-    Anything else as pickle would reduce it."""
+    and in one call (a frozen dataclass with slots is otherwise pickled by a Python __getstate__);
+    Markup (a paper page's abstract) to its class and text, without the Python of copyreg's
+    reduction of a str subclass. Anything else as pickle would reduce it."""
 
     def __missing__(self, kind: type) -> Callable[[Any], Any]:
-        if dataclasses.is_dataclass(kind):
+        if kind is Markup:
+            reducer: Callable[[Any], Any] = _markup
+        elif dataclasses.is_dataclass(kind):
             names = [f.name for f in dataclasses.fields(kind)]
             get = attrgetter(*names)
             reducer = ((lambda obj: (kind, get(obj))) if len(names) > 1
@@ -200,6 +204,10 @@ class _Reducers(dict[type, Callable[[Any], Any]]):
             reducer = _as_pickle_reduces
         self[kind] = reducer
         return reducer
+
+
+def _markup(obj: Markup) -> tuple[type, tuple[str]]:
+    return Markup, (str.__str__(obj),)  # what copyreg reduces it to: its class and its text
 
 
 def _as_pickle_reduces(obj: Any) -> Any:
