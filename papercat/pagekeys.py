@@ -203,7 +203,32 @@ class _Reducers(dict[type, Callable[[Any], Any]]):
         else:
             reducer = _as_pickle_reduces
         self[kind] = reducer
+        if reducer is not _as_pickle_reduces and _named(kind):
+            raise _NewClass  # the pickle begun wrote the class out in full: begin again (_pickled)
         return reducer
+
+
+class _NewClass(Exception):
+    """A class was given its memo index while a pickle was being made: it is to begin again."""
+
+
+# The classes the reducers reduce objects to, each by a memo index of its own (from its name, the
+# same in every process): a pickle writes each as a reference to that index, where it would write
+# the class's module and name in full and import the module to check them (two thirds of the time
+# of a paper page's key). The pickle is never loaded; the index tells the classes apart as their
+# names would. Never two classes at one index: a class whose index is taken is written in full.
+_CLASSES: dict[int, tuple[int, type]] = {}
+_INDEXES: dict[int, type] = {}
+
+
+def _named(kind: type) -> bool:
+    """Give ``kind`` its memo index, if it is free; return whether it has it."""
+    name = f"{kind.__module__}.{kind.__qualname__}".encode()
+    index = int.from_bytes(hashlib.sha256(name).digest()[:4], "big") | 0x100  # a 4-byte reference
+    if _INDEXES.setdefault(index, kind) is not kind:
+        return False
+    _CLASSES[id(kind)] = (index, kind)
+    return True
 
 
 def _markup(obj: Markup) -> tuple[type, tuple[str]]:
@@ -218,14 +243,20 @@ _REDUCERS = _Reducers()
 
 
 def _pickled(value: Any) -> bytes:
-    """Return ``value`` pickled by value alone: no memo (two equal strings are written alike whether
-    or not they are one object), dataclasses as their fields."""
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
-    pickler.dispatch_table = _REDUCERS  # type: ignore[assignment]
-    pickler.dump(value)
-    return out.getvalue()
+    """Return ``value`` pickled by value alone: no memo of what it holds (two equal strings are written
+    alike whether or not they are one object), dataclasses as their fields, their classes as
+    references to their memo index (_CLASSES)."""
+    while True:
+        out = io.BytesIO()
+        pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.fast = True  # nothing memoised: the bytes depend on the values, not on which objects are shared
+        pickler.memo = _CLASSES  # but the classes found there are written as references
+        pickler.dispatch_table = _REDUCERS  # type: ignore[assignment]
+        try:
+            pickler.dump(value)
+        except _NewClass:  # a class met for the first time: written in full so far, by reference from now on
+            continue
+        return out.getvalue()
 
 
 def _digest(value: Any) -> bytes:
