@@ -29,10 +29,11 @@ from typing import Any
 
 import jinja2
 from jinja2 import meta
+from markupsafe import Markup
 
 __all__ = ["KEY_VERSION", "LOOKUPS", "Keys", "PageKey", "ReadLookup"]
 
-KEY_VERSION = b"papercat page key 1"
+KEY_VERSION = b"papercat page key 2"
 LOOKUPS = ("venues_by_slug", "topics_by_slug")  # the shared lookups by slug, whose reads a page notes
 ALL = "*"  # a read of the whole lookup (its length, its keys, its items...)
 
@@ -132,7 +133,7 @@ class Keys:
         (``context``) with these reads."""
         h = hashlib.sha256(KEY_VERSION)
         h.update(self._template(template))
-        h.update(_digest(path))
+        h.update(hashlib.sha256(path.encode()).digest())  # a digest: the parts that follow stay apart
         h.update(own)
         for name, slug in reads:
             if slug == ALL:
@@ -187,11 +188,14 @@ class _Reducers(dict[type, Callable[[Any], Any]]):
     """How a key's pickle reduces each kind of object the pickler has no fast path for (it has one for
     str, int, tuple, dict...): a dataclass to its class and fields, so that its cached properties (a
     paper's topic slugs, a venue's label, kept in its __dict__ once asked for) are not part of it,
-    and in one call (a frozen dataclass with slots is otherwise pickled by a Python __getstate__).
-    Anything else as pickle would reduce it."""
+    and in one call (a frozen dataclass with slots is otherwise pickled by a Python __getstate__);
+    Markup (a paper page's abstract) to its class and text, without the Python of copyreg's
+    reduction of a str subclass. Anything else as pickle would reduce it."""
 
     def __missing__(self, kind: type) -> Callable[[Any], Any]:
-        if dataclasses.is_dataclass(kind):
+        if kind is Markup:
+            reducer: Callable[[Any], Any] = _markup
+        elif dataclasses.is_dataclass(kind):
             names = [f.name for f in dataclasses.fields(kind)]
             get = attrgetter(*names)
             reducer = ((lambda obj: (kind, get(obj))) if len(names) > 1
@@ -199,7 +203,36 @@ class _Reducers(dict[type, Callable[[Any], Any]]):
         else:
             reducer = _as_pickle_reduces
         self[kind] = reducer
+        if reducer is not _as_pickle_reduces and _named(kind):
+            raise _NewClass  # the pickle begun wrote the class out in full: begin again (_pickled)
         return reducer
+
+
+class _NewClass(Exception):
+    """A class was given its memo index while a pickle was being made: it is to begin again."""
+
+
+# The classes the reducers reduce objects to, each by a memo index of its own (from its name, the
+# same in every process): a pickle writes each as a reference to that index, where it would write
+# the class's module and name in full and import the module to check them (two thirds of the time
+# of a paper page's key). The pickle is never loaded; the index tells the classes apart as their
+# names would. Never two classes at one index: a class whose index is taken is written in full.
+_CLASSES: dict[int, tuple[int, type]] = {}
+_INDEXES: dict[int, type] = {}
+
+
+def _named(kind: type) -> bool:
+    """Give ``kind`` its memo index, if it is free; return whether it has it."""
+    name = f"{kind.__module__}.{kind.__qualname__}".encode()
+    index = int.from_bytes(hashlib.sha256(name).digest()[:4], "big") | 0x100  # a 4-byte reference
+    if _INDEXES.setdefault(index, kind) is not kind:
+        return False
+    _CLASSES[id(kind)] = (index, kind)
+    return True
+
+
+def _markup(obj: Markup) -> tuple[type, tuple[str]]:
+    return Markup, (str.__str__(obj),)  # what copyreg reduces it to: its class and its text
 
 
 def _as_pickle_reduces(obj: Any) -> Any:
@@ -210,14 +243,20 @@ _REDUCERS = _Reducers()
 
 
 def _pickled(value: Any) -> bytes:
-    """Return ``value`` pickled by value alone: no memo (two equal strings are written alike whether
-    or not they are one object), dataclasses as their fields."""
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
-    pickler.dispatch_table = _REDUCERS  # type: ignore[assignment]
-    pickler.dump(value)
-    return out.getvalue()
+    """Return ``value`` pickled by value alone: no memo of what it holds (two equal strings are written
+    alike whether or not they are one object), dataclasses as their fields, their classes as
+    references to their memo index (_CLASSES)."""
+    while True:
+        out = io.BytesIO()
+        pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.fast = True  # nothing memoised: the bytes depend on the values, not on which objects are shared
+        pickler.memo = _CLASSES  # but the classes found there are written as references
+        pickler.dispatch_table = _REDUCERS  # type: ignore[assignment]
+        try:
+            pickler.dump(value)
+        except _NewClass:  # a class met for the first time: written in full so far, by reference from now on
+            continue
+        return out.getvalue()
 
 
 def _digest(value: Any) -> bytes:

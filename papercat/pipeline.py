@@ -43,7 +43,7 @@ from .render import Page, make_environment, render_page
 from .search import SEARCH_DIR, SearchWork, search_work
 from .uptodate import Inputs, built_site, last_pages, read_inputs, remember
 from .urls import normalise_base_url
-from .writer import Staged, Staging, WriteReport
+from .writer import STAGED_PLAIN, Staged, Staging, WriteReport
 
 log = logging.getLogger(__name__)
 
@@ -167,19 +167,20 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         old = keys.last.get(page.path)
         if (context is not None and old is not None
                 and keys.key(page.template, page.path, context, old[0].reads) == old[0].key):
-            kept = staging.keep(page.path, *old[1:])
+            kept = staging.keep(page.path, *old[1:], key=old[0])
             if kept is not None:
-                return replace(kept, key=old[0])
+                return kept
         recording = keys.recording()
         data = _checked(paths, page, lambda: render_page(env, page, recording, own))
         if context is None:
             return staging.stage(page.path, data)
         reads = keys.reads()
         key = keys.key(page.template, page.path, context, reads)
-        return replace(staging.stage(page.path, data), key=PageKey(key, reads))
+        return staging.stage(page.path, data, PageKey(key, reads))
 
     staged, more = map_beside(make, items, lambda: [staging.add(path, made, "the search index")
-                                                    for path, made in beside().items()], bar.advance)
+                                                    for path, made in beside().items()], bar.advance,
+                               plain=STAGED_PLAIN)
     staged += more
     if keys is not None:
         log.info("kept %d of %d pages unrendered: their keys are the last build's",

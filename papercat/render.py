@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.utils import missing
 from markupsafe import Markup, _escape_inner, escape
 
 from . import urls
@@ -87,7 +88,8 @@ class _Context(jinja2.runtime.Context):
         if _PLAIN.get(id(obj)) is obj:
             pass
         elif type(obj) is jinja2.runtime.Macro:  # Macro.__call__ takes the evaluation context
-            args = (self.eval_ctx, *args)
+            args = (self.eval_ctx, obj, *args)
+            obj = _call_macro
         # Jinja passes the variables set in the block or loop around the call: a function that
         # takes the context then gets a derived one, so those calls take Jinja's own way.
         elif obj is _absolute and not (_block_vars or _loop_vars):
@@ -99,6 +101,26 @@ class _Context(jinja2.runtime.Context):
         except StopIteration:  # as Context.call
             return self.environment.undefined("value was undefined because a callable raised a"
                                               " StopIteration exception")
+
+
+def _call_macro(eval_ctx: jinja2.nodes.EvalContext, macro: jinja2.runtime.Macro, /, *args: Any, **kwargs: Any
+                ) -> Any:
+    """Return ``macro(eval_ctx, *args, **kwargs)``, its arguments bound as Macro.__call__ binds them.
+
+    Jinja's binding is general (a caller, extra positional or keyword arguments); a macro that takes
+    none of them, such as paper_card (called for tens of thousands of cards), takes its arguments in
+    order, the keyword ones by name, and ``missing`` for the others (it fills in their defaults).
+    """
+    count = macro._argument_count
+    if macro.caller or macro.catch_kwargs or macro.catch_varargs or len(args) > count or macro._environment.is_async:
+        return macro(eval_ctx, *args, **kwargs)
+    arguments = list(args)
+    if len(args) < count:
+        arguments += [kwargs.pop(name, missing) for name in macro.arguments[len(args):]]
+    if kwargs:
+        raise TypeError(f"macro {macro.name!r} takes no keyword argument {next(iter(kwargs))!r}")
+    made = macro._func(*arguments)
+    return Markup(made) if eval_ctx.autoescape else made
 
 
 def _escape(value: Any) -> str:

@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from .errors import CatalogError
 from .pagekeys import PageKey
-from .parallel import jobs
+from .parallel import Plain, jobs
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.
 MARKER = ".papercat-site"
@@ -51,6 +51,23 @@ class Staged:
     digest: bytes | None = None
     key: PageKey | None = None  # a keyed page's key (pagekeys.py), for the up-to-date record
     made: bool = True  # False for a page kept unrendered (Staging.keep)
+
+
+def _plain_staged(staged: Staged) -> tuple[object, ...]:
+    key = staged.key
+    return (staged.path, staged.kept_mode, staged.digest, None if key is None else (key.key, key.reads),
+            staged.made)
+
+
+def _staged(plain: tuple[str, int | None, bytes | None, tuple[bytes, tuple[tuple[str, str], ...]] | None, bool]
+            ) -> Staged:
+    path, kept_mode, digest, key, made = plain
+    return Staged(path, kept_mode, digest, None if key is None else PageKey(*key), made)
+
+
+# How worker processes send back what they staged: as plain values, which take a tenth of the time
+# to send that two pickled dataclasses (a Staged and its PageKey) do, for each of tens of thousands of pages.
+STAGED_PLAIN = Plain(_plain_staged, _staged)
 
 
 @dataclass(frozen=True)
@@ -118,26 +135,27 @@ class Staging:
                                "expected each output path once")
         self.sources[path] = source
 
-    def stage(self, path: str, data: bytes) -> Staged:
-        """Write ``data``, the bytes of a claimed ``path``, into the staging folder unless the
-        earlier site's file at ``path`` holds them already (it is then kept as it is)."""
+    def stage(self, path: str, data: bytes, key: PageKey | None = None) -> Staged:
+        """Write ``data``, the bytes of a claimed ``path`` (a page of ``key``, if keyed), into the staging
+        folder unless the earlier site's file at ``path`` holds them already (it is then kept as it is)."""
         digest = hashlib.sha256(data).digest() if self.digests else None
         root = self.folder
         if root is None:  # a check
-            return Staged(path, None, digest)
+            return Staged(path, None, digest, key)
         kept = None if self.fresh else _same_bytes(str(self.out_dir), path, data, self.old_files.get(path))
         if kept is None:
             self._make_folder(root, path.rpartition("/")[0])
             _write_new(os.path.join(root, path), data, self._mask)
-        return Staged(path, kept, digest)
+        return Staged(path, kept, digest, key)
 
-    def keep(self, path: str, size: int, mtime_ns: int, digest: bytes) -> Staged | None:
-        """Return the earlier site's file at ``path`` as staged, unread, if it is still the regular file
-        of that size and modification time whose sha256 was recorded as ``digest``; else None."""
+    def keep(self, path: str, size: int, mtime_ns: int, digest: bytes, key: PageKey | None = None) -> Staged | None:
+        """Return the earlier site's file at ``path`` (a page of ``key``, if keyed) as staged, unread, if
+        it is still the regular file of that size and modification time whose sha256 was recorded as
+        ``digest``; else None."""
         old = self.old_files.get(path)
         if old is None or not stat.S_ISREG(old.st_mode) or old.st_size != size or old.st_mtime_ns != mtime_ns:
             return None
-        return Staged(path, stat.S_IMODE(old.st_mode), digest if self.digests else None, made=False)
+        return Staged(path, stat.S_IMODE(old.st_mode), digest if self.digests else None, key, False)
 
     def add(self, path: str, data: bytes, source: str) -> Staged:
         """Claim ``path`` for ``source`` and stage ``data`` there."""

@@ -6,11 +6,14 @@ import json
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from markupsafe import Markup
 
 from papercat import pipeline
+from papercat.pagekeys import Keys
 from papercat.pipeline import PROJECT_ROOT, Paths, build
 
 from .conftest import tree
@@ -181,3 +184,28 @@ def test_a_page_given_back_its_size_and_time_is_trusted(project, rendered):
     rendered.clear()
     build(project, base_url=BASE_URL)
     assert page.relative_to(project.out).as_posix() not in rendered
+
+
+@dataclass(frozen=True)
+class _Met:  # a class no other test keys: its first key is made while the pickle meets it
+    title: str
+
+
+@dataclass(frozen=True)
+class _Twin:  # _Met's fields under another name
+    title: str
+
+
+def test_a_context_digest_is_the_same_the_first_time_its_classes_are_met():
+    first = Keys.context({"paper": _Met("A"), "abstract": Markup("<p>A</p>")})
+    assert Keys.context({"paper": _Met("A"), "abstract": Markup("<p>A</p>")}) == first
+
+
+@pytest.mark.parametrize("other", [{"paper": _Twin("A")}, {"paper": ("A",)}, {"paper": _Met("B")},
+                                   {"paper": [_Met("A")]}, {"paper": _Met("A"), "more": None}])
+def test_a_context_digest_tells_classes_and_values_apart(other):
+    assert Keys.context({"paper": _Met("A")}) != Keys.context(other)
+
+
+def test_a_context_digest_tells_markup_from_text():
+    assert Keys.context({"abstract": Markup("<p>A</p>")}) != Keys.context({"abstract": "<p>A</p>"})

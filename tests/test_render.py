@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -44,6 +45,25 @@ def test_calls_of_names_keep_jinjas_meaning():
     assert render(source, context={"site": site}) == "<b> [c1] topics/t.html https://x.org/venues/"
     with pytest.raises(jinja2.UndefinedError, match="'nothing' is undefined"):
         render("{{ nothing(1) }}")
+
+
+@pytest.mark.parametrize("call", ["m(1)", "m(1, 2)", "m(1, c=3)", "m(c=3, a=1)", "m(b=2, a='<')", "m()",
+                                  "m(1, 2, 3)", "m(1, a=2)", "m(1, d=4)", "m(1, 2, 3, 4)", "v(1, 2, 3)",
+                                  "k(1, e=5)", "m(1) ~ '<'"])
+def test_macro_calls_bind_arguments_as_jinja_does(call):
+    # defaults, keywords, missing arguments, and the same errors for a wrong call; varargs and kwargs
+    source = ("{% macro m(a, b=2, c='x') %}{{ a is defined }}{{ a }}|{{ b }}|{{ c }}{% endmacro %}"
+              "{% macro v(a) %}{{ a }}{{ varargs }}{% endmacro %}{% macro k(a) %}{{ a }}{{ kwargs }}{% endmacro %}"
+              f"{{{{ {call} }}}}")
+    jinjas = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+
+    def outcome(make: Callable[[], str]) -> object:
+        try:
+            return make()
+        except (TypeError, jinja2.UndefinedError) as error:
+            return type(error), str(error)
+
+    assert outcome(lambda: render(source)) == outcome(jinjas.from_string(source).render)
 
 
 def test_names_set_by_templates_and_names_undefined():
