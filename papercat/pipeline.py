@@ -178,7 +178,12 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         key = keys.key(page.template, page.path, context, reads)
         return staging.stage(page.path, data, PageKey(key, reads))
 
-    staged, more = map_beside(make, items, lambda: [staging.add(path, made, "the search index")
+    # The workers take runs of items in turn: the long ones first (papers.json, the doc shards, the
+    # pages listing many papers: feeds and the sitemap come last in ``pages``), the many short ones
+    # (the papers' pages, the keyed ones) after, so that no worker is left alone with a long run at
+    # the end while the other idles. The order of ``staged`` does not matter.
+    by_length = [*items[len(pages):][::-1], *sorted(pages, key=lambda page: page.keyed)]
+    staged, more = map_beside(make, by_length, lambda: [staging.add(path, made, "the search index")
                                                     for path, made in beside().items()], bar.advance,
                                plain=STAGED_PLAIN)
     staged += more
