@@ -174,6 +174,11 @@ def _join(eval_ctx: jinja2.nodes.EvalContext, value: Any, d: str = "", attribute
     return _JINJA_JOIN(eval_ctx, value, d, attribute)  # type: ignore[no-any-return]
 
 
+def quantity(count: int, noun: str) -> str:
+    """Return "1 paper", "2 papers": ``count`` and ``noun``, plural unless the count is one."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def make_environment(templates_dir: Path) -> jinja2.Environment:
     """Return the Jinja environment the site is rendered with."""
     env = jinja2.Environment(
@@ -209,7 +214,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     # A paper's summary is on every page that lists it (what's new, its venues, its topics): the
     # filter works each one out once per environment and process.
-    env.filters.update(first_sentence=lru_cache(maxsize=_SUMMARIES)(first_sentence), join=_join)
+    env.filters.update(first_sentence=lru_cache(maxsize=_SUMMARIES)(first_sentence), join=_join, quantity=quantity)
     env.context_class = _Context
     env.template_class = _Template
     return env

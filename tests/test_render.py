@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -108,3 +109,14 @@ def test_join_matches_jinjas(value, delimiter, autoescape):
     joined = ours.filters["join"](jinja2.nodes.EvalContext(ours), value, delimiter)
     assert joined == theirs.filters["join"](jinja2.nodes.EvalContext(theirs), value, delimiter)
     assert type(joined) is type(theirs.filters["join"](jinja2.nodes.EvalContext(theirs), value, delimiter))
+
+
+def test_counts_of_one_are_singular(small_content, tmp_path):
+    """A venue, topic or catalog of one paper says "1 paper", never "1 papers"."""
+    from papercat.pipeline import Paths, build
+    from tests.conftest import tree
+
+    build(Paths(small_content, tmp_path / "site"))
+    pages = {path: data.decode("utf-8") for path, data in tree(tmp_path / "site").items() if path.endswith(".html")}
+    assert not [path for path, html in pages.items() if re.search(r"\b1 (papers|venues|topics)\b", html)]
+    assert re.search(r"\b1 paper\b", pages["index.html"]), "ICLR 2025 holds one paper"
