@@ -31,7 +31,7 @@ import jinja2
 from jinja2 import meta
 from markupsafe import Markup
 
-__all__ = ["KEY_VERSION", "LOOKUPS", "Keys", "PageKey", "ReadLookup"]
+__all__ = ["KEY_VERSION", "LOOKUPS", "Keys", "LastPage", "PageKey", "ReadLookup"]
 
 KEY_VERSION = b"papercat page key 2"
 LOOKUPS = ("venues_by_slug", "topics_by_slug")  # the shared lookups by slug, whose reads a page notes
@@ -45,6 +45,10 @@ class PageKey:
 
     key: bytes
     reads: tuple[tuple[str, str], ...]
+
+
+# What the last build recorded of a keyed page: its key, and its file's size, mtime (ns) and sha256.
+LastPage = tuple[PageKey, int, int, bytes]
 
 
 class ReadLookup(dict[str, Any]):
@@ -100,16 +104,15 @@ class ReadLookup(dict[str, Any]):
 class Keys:
     """The keys of one build's pages, and the last build's record of them (see the module's docstring).
 
-    Made in the build process before the workers fork; ``kept`` and ``taken`` run where pages render.
+    Made in the build process before the workers fork; ``context``, ``key``, ``recording`` and
+    ``reads`` run where pages render.
     """
 
-    def __init__(self, env: jinja2.Environment, shared: dict[str, Any],
-                 last: Mapping[str, tuple[PageKey, int, int, bytes]]) -> None:
-        """``last`` is the last build's record: each keyed page's key, size, mtime (ns) and sha256 by path."""
+    def __init__(self, env: jinja2.Environment, shared: dict[str, Any], last: Mapping[str, LastPage]) -> None:
+        """``last`` is the last build's record of its keyed pages, by path."""
         self.env = env
         self.last = last
         self.shared = shared
-        self._names: dict[str, tuple[str, ...]] = {}
         self._templates: dict[str, bytes] = {}
         # Each lookup's entries' digests, and each shared value's: once per build.
         self._entries = {name: {slug: _digest((name, slug, value)) for slug, value in shared[name].items()}

@@ -35,7 +35,7 @@ from .hosting import robots_txt, sitemap_pages
 from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
-from .pagekeys import Keys, PageKey
+from .pagekeys import Keys, LastPage, PageKey
 from .pages import papers_json, shared_context, site_pages
 from .parallel import map_beside
 from .progress import NO_PROGRESS, Progress, Stage
@@ -127,7 +127,7 @@ class DataFile:
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
                 bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict,
-                data: Sequence[DataFile] = (), last: Mapping[str, tuple[PageKey, int, int, bytes]] | None = None
+                data: Sequence[DataFile] = (), last: Mapping[str, LastPage] | None = None
                 ) -> list[Staged]:
     """Render every page and data file into ``staging``, advancing ``bar`` per file; return them staged.
 

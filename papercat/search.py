@@ -181,7 +181,7 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None,
     """
     cache = cache or Cache()
     if not cache.enabled:
-        return _columns(np.full(len(docs), -1, dtype=np.int64), parallel_map(doc_terms, docs), _NO_COLUMNS)
+        return _analysed(parallel_map(doc_terms, docs))
     keys = list(keys) if keys is not None else [doc_key(d) for d in docs]
     stage = cache.stage(_TERMS_STAGE, TermColumns)
     old = stage.get(_TERMS_KEY)
@@ -194,6 +194,11 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None,
     stage.put(_TERMS_KEY, columns)
     stage.close()  # the columns are the caller's now: the stage keeps only its file
     return columns
+
+
+def _analysed(docs: Sequence[DocTerms]) -> TermColumns:
+    """Return the columns of documents all analysed now, none taken from a cache."""
+    return _columns(np.full(len(docs), -1, dtype=np.int64), docs, _NO_COLUMNS)
 
 
 def _columns(sources: np.ndarray, new: Sequence[DocTerms], old: TermColumns, keys: bytes = b"") -> TermColumns:
@@ -270,7 +275,7 @@ class Index:
 
 def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
     """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms."""
-    return index_of(refs, _columns(np.full(len(docs), -1, dtype=np.int64), docs, _NO_COLUMNS))
+    return index_of(refs, _analysed(docs))
 
 
 def index_of(refs: Sequence[str], columns: TermColumns) -> Index:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .cache import Cache, code_fingerprint, digest_of
 from .errors import Problem
-from .pagekeys import PageKey
+from .pagekeys import LastPage, PageKey
 from .writer import site_listing
 
 __all__ = ["BuiltSite", "Inputs", "built_site", "last_pages", "read_inputs", "remember"]
@@ -104,7 +104,7 @@ def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
     return found
 
 
-def last_pages(cache: Cache, out: Path) -> dict[str, tuple[PageKey, int, int, bytes]]:
+def last_pages(cache: Cache, out: Path) -> dict[str, LastPage]:
     """Return what the last build into ``out`` recorded of its keyed pages: each one's key, size,
     modification time (ns) and sha256, by path."""
     found = cache.stage(STAGE, BuiltSite, single=True).get(_out_key(out))
