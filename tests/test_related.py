@@ -370,3 +370,36 @@ def test_the_bundled_analyses_travel_as_plain_values_unchanged(bundled):
         both = analyse_with_terms(title, abstract)
         back = PLAIN_ANALYSIS.from_plain(marshal.loads(marshal.dumps(PLAIN_ANALYSIS.to_plain(both))))
         assert back == both and type(back[0].proper) is frozenset and type(back[1].words) is tuple
+
+
+def test_the_terms_may_be_freed_once_the_matrix_is_made(monkeypatch):
+    """``made()`` comes once the matrix holds the terms and before ``beside`` (while workers compare): a caller
+    that empties the terms there finds the same relations, whole or extended."""
+    monkeypatch.setattr(keyphrases_module, "REFERENCE_MIN", 64)
+    docs = synthetic(300, seed=11)
+    phrases = extract_keyphrases(docs)
+    steps: list[str] = []
+
+    def freeing(papers: list):
+        def made() -> None:
+            steps.append("made")
+            papers.clear()
+        return made
+
+    def beside(matrix):
+        steps.append("beside")
+        return places(matrix)
+
+    held_terms = [terms(*doc) for doc in docs[:260]]
+    held, _ = relate_beside(docs[:260], held_terms, phrases[:260], beside, made=freeing(held_terms))
+    assert steps == ["made", "beside"] and held_terms == []
+    whole, laid = relate_beside(docs, [terms(*doc) for doc in docs], phrases, places)
+    all_terms = [terms(*doc) for doc in docs]
+    freed, placed = relate_beside(docs, all_terms, phrases, places, made=freeing(all_terms))
+    assert freed.pairs == whole.pairs and freed.rows == whole.rows and placed == laid
+    steps.clear()
+    new_terms = [terms(*doc) for doc in docs[260:]]
+    grown, _ = extend(pickle.loads(pickle.dumps(held)), docs, new_terms, phrases, range(300), beside,
+                      freeing(new_terms))
+    assert steps == ["made", "beside"] and new_terms == []
+    assert grown.pairs == whole.pairs and grown.rows == whole.rows

@@ -45,6 +45,10 @@ _RUNS_PER_WORKER = 8  # runs of chunks scored again, per worker: small enough to
 _TOLERANCE = 2 * 10.0 ** -DECIMALS  # float32 scores are within this of exact ones, far more than needed
 
 
+def _nothing() -> None:
+    """``made``'s default (see ``relate_beside``): nothing to free."""
+
+
 @dataclass(frozen=True)
 class Related:
     """A paper related to another: its position, the cosine similarity and the terms that link them."""
@@ -189,7 +193,9 @@ class _Columns:
         """Key and name the keyphrases not seen before ("Reward models" -> ("reward", "model"))."""
         distinct = [phrase for phrase in dict.fromkeys(chain.from_iterable(keyphrases))
                     if phrase not in self.phrase_keys]
-        self.phrase_keys.update(zip(distinct, parallel_map(word_keys, distinct)))
+        # In this process: cheaper than starting workers, which would copy the pages of every object
+        # they touch, and this process's pages it writes to while they run.
+        self.phrase_keys.update(zip(distinct, map(word_keys, distinct)))
         for phrase in distinct:
             if self.phrase_keys[phrase]:
                 self.names.setdefault(self.phrase_keys[phrase], phrase)
@@ -635,27 +641,32 @@ class _Rows:
 
 def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
                   keyphrases: Sequence[Sequence[str]], beside: Callable[[sparse.csr_matrix], B], k: int = 5,
-                  order: Sequence[int] | None = None) -> tuple[Relations, B]:
+                  order: Sequence[int] | None = None, made: Callable[[], None] = _nothing) -> tuple[Relations, B]:
     """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside`` of the
     TF-IDF matrix (a row per paper, oldest first): a catalog-wide step this process runs while worker
     processes compare papers.
 
     ``order`` lists the papers' positions oldest first (by default, as given): see ``_matrix``.
+    ``made()`` is called once the matrix is made, before the workers start: where a caller frees the
+    papers' terms. Freed while the workers run, their objects' pages, shared with the workers, would
+    each be copied first (about 65,000 pages at 20,000 papers).
     """
     order = range(len(docs)) if order is None else order
     matrix, columns = _matrix(papers, keyphrases, order)
+    made()
     return _compared(matrix, columns, docs, order, max(0, min(k, len(docs) - 1)), beside)
 
 
 def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
            keyphrases: Sequence[Sequence[str]], order: Sequence[int],
-           beside: Callable[[sparse.csr_matrix], B]) -> tuple[Relations, B]:
+           beside: Callable[[sparse.csr_matrix], B], made: Callable[[], None] = _nothing) -> tuple[Relations, B]:
     """Return ``relate_beside(docs, all papers' terms, keyphrases, beside, relations.k, order)`` for a catalog
     whose oldest papers are those of ``relations``, in the same order in the catalog, under the same
     reference (see ``_matrix``): only the new papers' ``papers`` (terms, oldest first) are needed.
 
     The earlier papers' rows and their pairs stay as they were; only the new papers are compared with
-    all, and an earlier paper's related papers change only where a new paper enters them.
+    all, and an earlier paper's related papers change only where a new paper enters them. ``made()`` as
+    ``relate_beside`` calls it.
     """
     columns = relations.columns
     new = [keyphrases[row] for row in order[len(relations.rank):]]
@@ -663,6 +674,7 @@ def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequen
     rows, cols, counts = columns.rows(papers, new, 0)
     added = columns.weights(rows, cols, counts, len(papers))
     matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
+    made()
     return _compared(matrix, columns, docs, order, relations.k, beside, relations)
 
 
