@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, Generic, TypeVar
 
 from .errors import CatalogError
 
-__all__ = ["Plain", "jobs", "map_beside", "parallel_map", "started"]
+__all__ = ["WORKER_NICENESS", "Plain", "jobs", "map_beside", "parallel_map", "started"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -37,6 +37,10 @@ B = TypeVar("B")
 
 FORK_SAFE_THREAD = "progress-"  # the name of progress.py's ticker threads
 MIN_ITEMS = 256  # below this, starting workers costs more than it saves
+# How much lower than the build's the priority of ``map_beside``'s workers is when this process has work of
+# its own beside them: it gets a core to itself, and so does not end alone after them. At 20,000 papers
+# the search index, made beside the pages, ends with them: rendering 5.05 -> 4.68 s (3 alternated pairs).
+WORKER_NICENESS = 10
 _CHUNKS_PER_WORKER = 16  # small enough to balance uneven items and to report progress often
 
 
@@ -88,8 +92,10 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
     """Return ``parallel_map(compute, items, done, min_items)`` and ``beside()``.
 
     ``beside`` runs in this process while the workers compute, so a step that cannot be split into
-    items (a catalog-wide one) takes the core the workers leave to this process. ``done`` hears of
-    the runs finished meanwhile once ``beside`` returns. Without workers, the items come first.
+    items (a catalog-wide one) takes the core the workers leave to this process: they run at a priority
+    WORKER_NICENESS lower than its (the items can be shared among however many cores are left; the
+    one step beside them cannot). ``done`` hears of the runs finished meanwhile once ``beside``
+    returns. Without workers, the items come first.
     """
     workers = min(jobs(), len(items) // max(1, min_items // 2))
     serial = workers < 2 or len(items) < min_items or not _can_fork()
@@ -104,7 +110,8 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
         spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
         results: list[list[R] | None] = [None] * len(spans)
         _task = (compute, items, plain)
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        lower = WORKER_NICENESS if beside is not _nothing else 0
+        with multiprocessing.get_context("fork").Pool(workers, os.nice, (lower,)) as pool:
             parts = pool.imap_unordered(_run_chunk, enumerate(spans))
             other = beside()
             for n, part in parts:

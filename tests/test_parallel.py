@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from papercat.parallel import parallel_map
+from papercat.parallel import WORKER_NICENESS, parallel_map
 from tests.conftest import tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +123,21 @@ def test_work_beside_the_workers_runs_in_this_process_while_they_run():
     start, end, pid = out["beside"]
     assert pid == out["me"] and out["me"] not in {p for _, p in out["out"]}
     assert any(start < t < end for t, _ in out["out"]), "workers finished items while the other work ran"
+
+
+def test_workers_beside_work_of_this_process_run_at_a_lower_priority_than_it_and_others_at_its_own():
+    """The work beside the workers is one piece that cannot be shared: the workers leave it a core of its own,
+    so it does not end alone after them (the search index beside the pages). Plain maps keep the build's."""
+    out = json.loads(fresh_python("""
+        import json, os
+        from papercat.parallel import map_beside, parallel_map
+        beside, other = map_beside(lambda n: os.nice(0), list(range(400)), lambda: os.nice(0))
+        plain = parallel_map(lambda n: (os.nice(0), os.getpid()), list(range(400)))
+        print(json.dumps({"beside": beside, "other": other, "plain": plain, "me": [os.nice(0), os.getpid()]}))
+    """))
+    mine, me = out["me"]
+    assert out["other"] == mine and set(out["beside"]) == {mine + WORKER_NICENESS}
+    assert {niceness for niceness, _ in out["plain"]} == {mine} and me not in {pid for _, pid in out["plain"]}
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
