@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import TypeVar
 
@@ -24,8 +23,9 @@ from .memo import Memo
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
 from .paper_map import places as map_places
-from .parallel import MIN_ITEMS, parallel_map, started
+from .parallel import MIN_ITEMS, parallel_map, started_steps
 from .progress import Stage
+from .search import TextFields, text_fields
 from .text import folded
 
 T = TypeVar("T")
@@ -44,14 +44,16 @@ class _Merged:
 def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
                  overrides: dict[str, Override] | None = None,
                  cache: Cache | None = None, bar: Stage | None = None,
-                 arrival: Sequence[str] = ()) -> tuple[Catalog, list[Problem]]:
+                 arrival: Sequence[str] = (), search_fields: list[TextFields] | None = None,
+                 ) -> tuple[Catalog, list[Problem]]:
     """Merge listings into papers (duplicates become one paper) and enrich them.
 
     ``arrival`` lists paper ids oldest first (``News.oldest_first``; papers it leaves out come after
     it, in reading order): keyphrases and related papers weigh words by the oldest papers (see
     ``keyphrases.reference_count``). With a ``cache``, results computed by an earlier build from the
     same inputs are reused. ``bar`` counts the papers of each pass (abstracts, titles, keyphrases,
-    related, topics).
+    related, topics). Given a ``search_fields`` list, the papers' search terms of their titles and
+    abstracts (search.text_fields) are worked out too, beside the other passes, and added to it.
     """
     merged, venues, venue_order, problems = merge_listings(listings)
     position = {m.id: n for n, m in enumerate(merged)}
@@ -94,8 +96,15 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     def both() -> tuple[list[tuple[TopicMatch, ...]], list[tuple[str, ...]]]:
         return [topics_of(n) for n in need_topics.values()], [names_of(n) for n in need_names.values()]
 
-    alone = started(both, idle=True)
-    with alone if len(need_topics) + len(need_names) >= MIN_ITEMS else nullcontext(lambda: ([], [])) as found:
+    def fields() -> TextFields:
+        return text_fields(titles, [r.text for r in rendered])
+
+    # The search terms come after the topics and names: those are asked for first, beside the comparison
+    # of papers; the search terms only once the catalog is made, so the worker goes on into the time
+    # the comparison leaves idle.
+    alone = len(need_topics) + len(need_names) >= MIN_ITEMS
+    with started_steps([both] * alone + [fields] * (search_fields is not None), idle=True) as results:
+        found = results[0] if alone else lambda: ([], [])
         bar.restart("keyphrases")
         phrases, counted = _keyphrases(docs, keys, reference, cache, bar)
 
@@ -113,6 +122,8 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
 
         bar.restart("related papers")
         near, (papers, catalog) = _related(docs, keys, phrases, counted, oldest, reference, cache, bar, unrelated)
+        if search_fields is not None:
+            search_fields.append(replace(results[-1](), ids=tuple(m.id for m in merged)))
     bar.restart("topics")
     bar.advance(len(merged))  # found beside the related papers
     _relate(papers, near)

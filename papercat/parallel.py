@@ -23,13 +23,15 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import partial
+from multiprocessing import connection
 from typing import Any, BinaryIO, Generic, TypeVar
 
 from .errors import CatalogError
 
-__all__ = ["WORKER_NICENESS", "Plain", "jobs", "map_beside", "parallel_map", "started"]
+__all__ = ["WORKER_NICENESS", "Plain", "jobs", "map_beside", "parallel_map", "started", "started_steps"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -135,22 +137,41 @@ def started(compute: Callable[[], R], idle: bool = False) -> Iterator[Callable[[
     or forking unsafe: see ``_can_fork``) ``compute`` runs in this process when its result is asked
     for. A worker whose result is not asked for is stopped on leaving.
     """
-    if jobs() < 2 or not _can_fork():
-        yield _once(compute)
-        return
-    # The worker leaves its result in a file and ends: its memory (pages it shares with this process,
-    # copied as either changes them) is freed when it is done, not when its result is asked for.
-    with tempfile.TemporaryFile() as kept:
-        worker = multiprocessing.get_context("fork").Process(target=_run_started, args=(compute, kept, idle),
-                                                             daemon=True)
-        worker.start()
+    with started_steps([compute], idle) as (result,):
+        yield result
 
-        def result() -> R:
-            worker.join()
-            kept.seek(0)
+
+@contextmanager
+def started_steps(steps: Sequence[Callable[[], Any]], idle: bool = False) -> Iterator[list[Callable[[], Any]]]:
+    """Start ``steps``, pure functions, one after the other in one worker process, as ``started`` starts
+    one; yield a function per step that waits for its result, ready as soon as the step is done (the
+    worker goes on with the next meanwhile)."""
+    if not steps:
+        yield []
+        return
+    if jobs() < 2 or not _can_fork():
+        yield [_once(step) for step in steps]
+        return
+    # The worker leaves each result in a file and closes the step's pipe; once done, it ends: its memory
+    # (pages it shares with this process, copied as either changes them) is freed then, not when the
+    # results are asked for.
+    with ExitStack() as stack:
+        kept = [stack.enter_context(tempfile.TemporaryFile()) for _ in steps]
+        pipes = [os.pipe() for _ in steps]
+        stack.callback(lambda: [os.close(end) for end, _ in pipes])
+        worker = multiprocessing.get_context("fork").Process(
+            target=_run_started, args=(steps, kept, [end for _, end in pipes], idle), daemon=True)
+        worker.start()
+        for _, end in pipes:
+            os.close(end)  # the worker's alone: the pipe reads as ended once the worker closes it or stops
+
+        def result(n: int) -> Any:
+            connection.wait([pipes[n][0]])
+            kept[n].seek(0)
             try:
-                done, value = pickle.load(kept)
+                done, value = pickle.load(kept[n])
             except EOFError:
+                worker.join()
                 raise CatalogError(f"a worker process stopped without its result (exit code {worker.exitcode}); "
                                    "expected it to finish: was it killed, or out of memory?") from None
             if not done:
@@ -158,7 +179,7 @@ def started(compute: Callable[[], R], idle: bool = False) -> Iterator[Callable[[
             return value
 
         try:
-            yield _once(result)
+            yield [_once(partial(result, n)) for n in range(len(steps))]
         finally:
             if worker.is_alive():
                 worker.terminate()
@@ -177,17 +198,21 @@ def _once(compute: Callable[[], R]) -> Callable[[], R]:
     return once
 
 
-def _run_started(compute: Callable[[], Any], kept: BinaryIO, idle: bool) -> None:
-    """In a worker: compute and leave the result, or the error, in the file ``kept``."""
+def _run_started(steps: Sequence[Callable[[], Any]], kept: Sequence[BinaryIO], ends: Sequence[int],
+                 idle: bool) -> None:
+    """In a worker: compute each step and leave its result, or the error, in its file, then close its pipe's
+    end."""
     if idle:
         os.nice(19)  # the lowest priority there is; the build process keeps its own
     gc.freeze()  # the collector would walk, and so copy, the objects the worker shares with the build
-    try:
-        out = (True, compute())
-    except Exception as exc:  # noqa: BLE001 - any error of the step is raised again in the build
-        out = (False, exc)
-    pickle.dump(out, kept, protocol=pickle.HIGHEST_PROTOCOL)
-    kept.flush()
+    for compute, file, end in zip(steps, kept, ends):
+        try:
+            out = (True, compute())
+        except Exception as exc:  # noqa: BLE001 - any error of the step is raised again in the build
+            out = (False, exc)
+        pickle.dump(out, file, protocol=pickle.HIGHEST_PROTOCOL)
+        file.flush()
+        os.close(end)
 
 
 def _nothing() -> None:

@@ -40,7 +40,7 @@ from .pages import papers_json, shared_context, site_pages
 from .parallel import map_beside
 from .progress import NO_PROGRESS, Progress, Stage
 from .render import Page, make_environment, render_page
-from .search import SEARCH_DIR, SearchWork, search_work
+from .search import SEARCH_DIR, SearchWork, TextFields, search_work, terms_cached
 from .uptodate import Inputs, built_site, last_pages, read_inputs, remember
 from .urls import normalise_base_url
 from .writer import STAGED_PLAIN, Staged, Staging, WriteReport
@@ -257,8 +257,10 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
         ids = listing_ids(content.listings)
         history = update_history(content.history, ids, source_date())
         news = make_news(history, ids)
+        # The papers' search terms beside the catalog's steps, unless the cache has the last build's.
+        fields: list[TextFields] | None = None if terms_cached(cache) else []
         catalog, found = make_catalog(list(content.listings), content.taxonomy, content.overrides, cache, bar,
-                                      news.oldest_first)
+                                      news.oldest_first, fields)
         problems += found
         problems += unknown_ids(content.overrides, {p.id for p in catalog.papers}, content.overrides_path)
     clock.lap("enrich")
@@ -269,7 +271,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     # The search documents first (their names in worker processes); their terms and the index made
     # of them (one process's work) while the workers render the pages.
     with progress.stage("indexing", unit="documents") as bar:
-        work = search_work(catalog, cache=cache, order=news.oldest_first)
+        work = search_work(catalog, cache=cache, order=news.oldest_first, fields=fields[0] if fields else None)
         bar.advance(len(work.docs))
     clock.lap("index")
     # The files are staged as they are made, and moved into the output folder once all are made and

@@ -103,21 +103,85 @@ class DocTerms:
     lengths: tuple[int, ...]  # per field: its length in terms
 
 
-def doc_terms(doc: SearchDoc) -> DocTerms:
-    """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline)."""
-    texts = {"title": _indexed(plain_text(doc.title)), "names": doc.names, "abstract": _indexed(doc.text)}
-    fields = []
-    for name, _ in FIELDS:
-        # lunr.js's tokenizer, then lunr.py's Tokenizer (which lowercases a list's tokens once more: a
-        # no-op on lower-case text, tests/test_search_index.py checks) and the pipeline, which drops
-        # stop words and words of punctuation (None). Counted into a plain dict (text.counted), which
-        # keeps the order of first use.
-        field = counted(index_terms(tokenize(texts[name])))
-        field.pop(None, None)
-        fields.append(field)
-    counts = np.fromiter(chain.from_iterable(f.values() for f in fields), np.uint32, sum(map(len, fields)))
-    return DocTerms(tuple(chain.from_iterable(fields)), counts.tobytes(), tuple(map(len, fields)),
-                    tuple(sum(f.values()) for f in fields))
+def doc_terms(doc: SearchDoc, known: tuple[DocTerms, DocTerms] | None = None) -> DocTerms:
+    """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline).
+
+    ``known``, if given, is its title field's and its abstract field's (``TextFields.known``).
+    """
+    if known is None:
+        known = _one_field(_indexed(plain_text(doc.title))), _one_field(_indexed(doc.text))
+    title, abstract = known
+    names = _one_field(doc.names)
+    return DocTerms((*title.terms, *names.terms, *abstract.terms), title.counts + names.counts + abstract.counts,
+                    (*title.sizes, *names.sizes, *abstract.sizes), (*title.lengths, *names.lengths, *abstract.lengths))
+
+
+def _field(text: str) -> dict[str, int]:
+    """Return a field's index terms, each with how often the field has it, in order of first use."""
+    # lunr.js's tokenizer, then lunr.py's Tokenizer (which lowercases a list's tokens once more: a
+    # no-op on lower-case text, tests/test_search_index.py checks) and the pipeline, which drops
+    # stop words and words of punctuation (None). Counted into a plain dict (text.counted), which
+    # keeps the order of first use.
+    field = counted(index_terms(tokenize(text)))
+    field.pop(None, None)
+    return field
+
+
+def _one_field(text: str) -> DocTerms:
+    """Return the terms of a field of ``text`` as those of a document of that one field."""
+    field = _field(text)
+    return DocTerms(tuple(field), np.fromiter(field.values(), np.uint32, len(field)).tobytes(), (len(field),),
+                    (sum(field.values()),))
+
+
+@dataclass(frozen=True)
+class TextFields:
+    """The title and abstract fields' terms of many papers, as ``doc_terms`` counts them, in columns: worked
+    out beside the catalog's other steps by a worker (catalog.make_catalog) that sends them back in a
+    few large pieces, not as millions of strings."""
+
+    terms: tuple[str, ...]  # distinct, numbered in order of first use
+    numbers: bytes  # uint32: the numbers of each field's terms, field after field, paper after paper
+    counts: bytes  # uint32: how often each occurs in its field
+    sizes: bytes  # int64: each field's number of terms, title then abstract, paper after paper
+    lengths: bytes  # int64: each field's length in terms, likewise
+    ids: tuple[str, ...] = ()  # the papers', in order: set by the process the fields are sent to
+
+    def known(self) -> Callable[[str], tuple[DocTerms, DocTerms] | None]:
+        """Return what gives a paper's (by id) title and abstract fields, as ``doc_terms`` takes them."""
+        at = {pid: n for n, pid in enumerate(self.ids)}
+        terms = np.array(self.terms, dtype=object)
+        numbers, counts = np.frombuffer(self.numbers, np.uint32), np.frombuffer(self.counts, np.uint32)
+        sizes, lengths = np.frombuffer(self.sizes, np.int64), np.frombuffer(self.lengths, np.int64).tolist()
+        ends = np.cumsum(sizes).tolist()
+
+        def field(n: int) -> DocTerms:
+            start, end = ends[n - 1] if n else 0, ends[n]
+            return DocTerms(tuple(terms[numbers[start:end]].tolist()), counts[start:end].tobytes(), (end - start,),
+                            (lengths[n],))
+
+        def known(pid: str) -> tuple[DocTerms, DocTerms] | None:
+            n = at.get(pid)
+            return None if n is None else (field(2 * n), field(2 * n + 1))
+
+        return known
+
+
+def text_fields(titles: Sequence[str], texts: Sequence[str]) -> TextFields:
+    """Return the title and abstract fields' terms of papers of these titles and plain abstracts."""
+    number = _Numbering()
+    numbers: list[int] = []
+    counts: list[int] = []
+    sizes: list[int] = []
+    lengths: list[int] = []
+    for title, text in zip(titles, texts):
+        for field in (_field(_indexed(plain_text(title))), _field(_indexed(text))):
+            numbers += map(number.__getitem__, field)
+            counts += field.values()
+            sizes.append(len(field))
+            lengths.append(sum(field.values()))
+    return TextFields(tuple(number), np.array(numbers, np.uint32).tobytes(), np.array(counts, np.uint32).tobytes(),
+                      np.array(sizes, np.int64).tobytes(), np.array(lengths, np.int64).tobytes())
 
 
 def doc_key(doc: SearchDoc) -> bytes:
@@ -172,16 +236,18 @@ _TERMS_STAGE = "search"
 _TERMS_KEY = digest("the last build's search documents")  # the stage's one entry
 
 
-def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None,
-                 keys: Sequence[bytes] | None = None) -> TermColumns:
+def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Sequence[bytes] | None = None,
+                 analyse: Callable[[list[int]], list[DocTerms]] | None = None) -> TermColumns:
     """Return the documents' terms: those of the last build's documents (by ``doc_key``) from the cache,
-    the others analysed now (``doc_terms``, in worker processes).
+    the others analysed now (``doc_terms``, in worker processes), or by ``analyse`` (of their positions).
 
     ``keys`` are the documents' ``doc_key``s, if the caller has them already.
     """
     cache = cache or Cache()
+    if analyse is None:
+        analyse = lambda positions: parallel_map(doc_terms, [docs[n] for n in positions])
     if not cache.enabled:
-        return _analysed(parallel_map(doc_terms, docs))
+        return _analysed(analyse(list(range(len(docs)))))
     keys = list(keys) if keys is not None else [doc_key(d) for d in docs]
     stage = cache.stage(_TERMS_STAGE, TermColumns)
     old = stage.get(_TERMS_KEY)
@@ -189,11 +255,17 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None,
         old = _NO_COLUMNS
     at = {key: n for n, key in enumerate(old.doc_keys())}
     sources = np.fromiter((at.get(key, -1) for key in keys), np.int64, len(keys))
-    new = parallel_map(doc_terms, [docs[n] for n in np.flatnonzero(sources < 0).tolist()])
+    new = analyse(np.flatnonzero(sources < 0).tolist())
     columns = _columns(sources, new, old, b"".join(keys))
     stage.put(_TERMS_KEY, columns)
     stage.close()  # the columns are the caller's now: the stage keeps only its file
     return columns
+
+
+def terms_cached(cache: Cache) -> bool:
+    """Return whether ``cache`` holds the last build's documents' terms (``term_columns``'s)."""
+    path = cache.stage(_TERMS_STAGE, TermColumns).path
+    return path is not None and path.exists()
 
 
 def _analysed(docs: Sequence[DocTerms]) -> TermColumns:
@@ -514,6 +586,7 @@ class SearchWork:
     cache: Cache
     key: bytes
     found: dict[str, bytes] | None  # the index's files, from the cache
+    known: Callable[[str], tuple[DocTerms, DocTerms] | None] | None = None  # fields worked out beside the catalog
 
     @paused_gc()
     def files(self) -> dict[str, bytes]:
@@ -521,12 +594,20 @@ class SearchWork:
         remembered there)."""
         if self.found is not None:
             return dict(self.found)
-        files = _index_files(self.catalog, self.docs, term_columns(self.docs, self.cache, self.doc_keys),
-                             self.target)
+        files = _index_files(self.catalog, self.docs,
+                             term_columns(self.docs, self.cache, self.doc_keys, self._doc_terms), self.target)
         stage = self.cache.stage(_FILES_STAGE, dict, single=True)
         stage.put(self.key, files)
         stage.close()  # the files are the caller's now: the cache keeps only what it will write
         return files
+
+    def _doc_terms(self, positions: list[int]) -> list[DocTerms]:
+        """Return ``doc_terms`` of the documents at ``positions``, with their fields known already."""
+        docs = [self.docs[n] for n in positions]
+        if self.known is None:
+            return parallel_map(doc_terms, docs)
+        known = self.known
+        return [doc_terms(doc, known(doc.id)) for doc in docs]
 
     def doc_files(self) -> list[tuple[str, Callable[[], bytes]]]:
         """Return the files shown with results (the doc shards, then the facets), each with the function
@@ -539,9 +620,10 @@ _FILES_STAGE = "search-catalog"
 
 
 @paused_gc()
-def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
-                cache: Cache | None = None, order: Sequence[str] = ()) -> SearchWork:
-    """Return the search documents (those of ``order``, ids, first) and the index's files if the cache has them."""
+def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET, cache: Cache | None = None,
+                order: Sequence[str] = (), fields: TextFields | None = None) -> SearchWork:
+    """Return the search documents (those of ``order``, ids, first) and the index's files if the cache has them;
+    the papers' title and abstract fields are taken from ``fields``, where they are."""
     cache = cache or Cache()
     docs = search_docs(catalog, order)
     # The index is a function of the search documents, the venues and topics, and the target alone;
@@ -552,7 +634,7 @@ def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET,
     doc_keys = [doc_key(d) for d in docs] if cache.enabled else None
     key = digest_of(_catalog_parts(catalog, docs, doc_keys, target)) if doc_keys is not None else bytes(32)
     return SearchWork(catalog, docs, doc_keys, target, cache, key,
-                      cache.stage(_FILES_STAGE, dict, single=True).get(key))
+                      cache.stage(_FILES_STAGE, dict, single=True).get(key), fields.known() if fields else None)
 
 
 def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], doc_keys: list[bytes],

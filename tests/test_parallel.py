@@ -194,6 +194,50 @@ def test_a_started_step_runs_in_a_worker_while_this_process_works_on(jobs):
     assert out["again"] == out["pid"], "the result is computed once"
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_steps_started_one_after_another_give_each_result_once_it_is_done(jobs):
+    """A later step does not hold up an earlier one's result: the worker goes on with it meanwhile."""
+    out = json.loads(fresh_python("""
+        import json, os, time
+        from papercat.parallel import started_steps
+        def first():
+            return time.monotonic(), os.getpid()
+        def second():
+            time.sleep(1.0)
+            return time.monotonic(), os.getpid()
+        with started_steps([first, second]) as (one, two):
+            time.sleep(0.2)
+            asked = time.monotonic()
+            got, pid = one()
+            answered = time.monotonic()
+            print(json.dumps({"asked": asked, "answered": answered, "one": [got, pid], "two": two(),
+                              "done": time.monotonic(), "me": os.getpid()}))
+    """, jobs))
+    (one_at, one_pid), (two_at, two_pid) = out["one"], out["two"]
+    assert one_at < two_at < out["done"]
+    if jobs == "1":  # each step runs when its result is asked for
+        assert one_pid == two_pid == out["me"]
+    else:
+        assert one_pid == two_pid != out["me"]
+        assert out["answered"] - out["asked"] < 0.5, "the first result came before the second step was done"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_error_in_a_started_step_reaches_the_build_and_the_other_steps_still_give_theirs(jobs):
+    out = fresh_python("""
+        from papercat.parallel import started_steps
+        def fail():
+            raise ValueError("the first step failed")
+        with started_steps([fail, lambda: 2]) as (one, two):
+            for result in (one, two):
+                try:
+                    print(result())
+                except ValueError as exc:
+                    print(exc)
+    """, jobs)
+    assert out.splitlines() == ["the first step failed", "2"]
+
+
 def test_a_step_started_for_idle_time_runs_at_the_lowest_priority_and_leaves_the_build_its_own():
     out = json.loads(fresh_python("""
         import json, os

@@ -8,10 +8,12 @@ import json
 import random
 import re
 import unicodedata
+from dataclasses import replace
 
 import pytest
 
 import papercat.enrich.names as names_module
+from papercat.cache import Cache, open_cache
 from papercat.catalog import make_catalog
 from papercat.enrich.names import method_names
 from papercat.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
@@ -20,11 +22,15 @@ from papercat.search import (
     CHUNK_TARGET,
     SearchDoc,
     build_index,
+    doc_terms,
     plain_text,
     search_docs,
     search_files,
+    search_work,
     serialize,
     split_index,
+    terms_cached,
+    text_fields,
 )
 from tests.conftest import BUNDLED
 from tests.searchnode import node, search
@@ -299,3 +305,32 @@ def test_chunk_files_are_named_by_their_first_prefix(catalog):
         first.setdefault(n, key)
     for n, (name, _) in enumerate(manifest["chunkFiles"]):
         assert name == (f"t/{first[n].encode().hex()}.json" if first[n] else "t/root.json")
+
+
+def test_title_and_abstract_fields_worked_out_beside_the_catalog_make_each_documents_own_terms(catalog):
+    """A worker works out the papers' title and abstract fields while the catalog is made (text_fields);
+    with them each document's terms are ``doc_terms``'s own. A paper they do not know is analysed whole."""
+    docs = search_docs(catalog)  # catalog order, as catalog.papers
+    papers = catalog.papers[1:]
+    fields = replace(text_fields([p.title for p in papers], [p.text for p in papers]),
+                     ids=tuple(p.id for p in papers))
+    known = fields.known()
+    assert known(catalog.papers[0].id) is None
+    assert [doc_terms(doc, known(doc.id)) for doc in docs] == [doc_terms(doc) for doc in docs]
+
+
+def test_the_catalog_made_with_its_search_fields_gives_the_same_search_files(tmp_path):
+    """make_catalog adds the fields it worked out beside its steps; the index made with them is the same."""
+    content, _ = read_content(BUNDLED)
+    fields = []
+    made, _ = make_catalog(list(content.listings), content.taxonomy, search_fields=fields)
+    assert len(fields) == 1 and set(fields[0].ids) == {p.id for p in made.papers}
+    assert search_work(made, fields=fields[0]).files() == search_work(made).files()
+
+
+def test_the_fields_are_worked_out_beside_the_catalog_only_when_the_cache_has_no_terms(small_content, tmp_path):
+    """Once the cache holds the last build's terms, they serve (and a new listing's are few)."""
+    folder = tmp_path / "cache"
+    assert not terms_cached(Cache()) and not terms_cached(open_cache(folder))
+    build(Paths(content=small_content, out=tmp_path / "site", cache=folder))
+    assert terms_cached(open_cache(folder))
