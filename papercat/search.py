@@ -13,7 +13,7 @@ import json
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import accumulate, chain, count
 from typing import Any
@@ -103,17 +103,12 @@ class DocTerms:
     lengths: tuple[int, ...]  # per field: its length in terms
 
 
-def doc_terms(doc: SearchDoc, known: tuple[DocTerms, DocTerms] | None = None) -> DocTerms:
-    """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline).
-
-    ``known``, if given, is its title field's and its abstract field's (``TextFields.known``).
-    """
-    if known is None:
-        known = _one_field(_indexed(plain_text(doc.title))), _one_field(_indexed(doc.text))
-    title, abstract = known
-    names = _one_field(doc.names)
-    return DocTerms((*title.terms, *names.terms, *abstract.terms), title.counts + names.counts + abstract.counts,
-                    (*title.sizes, *names.sizes, *abstract.sizes), (*title.lengths, *names.lengths, *abstract.lengths))
+def doc_terms(doc: SearchDoc) -> DocTerms:
+    """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline)."""
+    fields = [_field(_indexed(plain_text(doc.title))), _field(doc.names), _field(_indexed(doc.text))]
+    counts = np.fromiter(chain.from_iterable(f.values() for f in fields), np.uint32, sum(map(len, fields)))
+    return DocTerms(tuple(chain.from_iterable(fields)), counts.tobytes(), tuple(map(len, fields)),
+                    tuple(sum(f.values()) for f in fields))
 
 
 def _field(text: str) -> dict[str, int]:
@@ -125,13 +120,6 @@ def _field(text: str) -> dict[str, int]:
     field = counted(index_terms(tokenize(text)))
     field.pop(None, None)
     return field
-
-
-def _one_field(text: str) -> DocTerms:
-    """Return the terms of a field of ``text`` as those of a document of that one field."""
-    field = _field(text)
-    return DocTerms(tuple(field), np.fromiter(field.values(), np.uint32, len(field)).tobytes(), (len(field),),
-                    (sum(field.values()),))
 
 
 @dataclass(frozen=True)
@@ -147,24 +135,48 @@ class TextFields:
     lengths: bytes  # int64: each field's length in terms, likewise
     ids: tuple[str, ...] = ()  # the papers', in order: set by the process the fields are sent to
 
-    def known(self) -> Callable[[str], tuple[DocTerms, DocTerms] | None]:
-        """Return what gives a paper's (by id) title and abstract fields, as ``doc_terms`` takes them."""
+    def columns(self, docs: Sequence[SearchDoc]) -> TermColumns | None:
+        """Return ``_analysed`` of the documents' ``doc_terms``: their titles' and abstracts' fields taken from
+        here, their names' counted now; None if a document's paper is not here."""
         at = {pid: n for n, pid in enumerate(self.ids)}
-        terms = np.array(self.terms, dtype=object)
-        numbers, counts = np.frombuffer(self.numbers, np.uint32), np.frombuffer(self.counts, np.uint32)
-        sizes, lengths = np.frombuffer(self.sizes, np.int64), np.frombuffer(self.lengths, np.int64).tolist()
-        ends = np.cumsum(sizes).tolist()
-
-        def field(n: int) -> DocTerms:
-            start, end = ends[n - 1] if n else 0, ends[n]
-            return DocTerms(tuple(terms[numbers[start:end]].tolist()), counts[start:end].tobytes(), (end - start,),
-                            (lengths[n],))
-
-        def known(pid: str) -> tuple[DocTerms, DocTerms] | None:
-            n = at.get(pid)
-            return None if n is None else (field(2 * n), field(2 * n + 1))
-
-        return known
+        papers = [at.get(doc.id) for doc in docs]
+        if not docs or None in papers:
+            return None
+        number = _Numbering(zip(self.terms, range(len(self.terms))))
+        names: list[int] = []
+        names_counts: list[int] = []
+        names_sizes: list[int] = []
+        names_lengths: list[int] = []
+        for doc in docs:
+            field = _field(doc.names)
+            names += map(number.__getitem__, field)
+            names_counts += field.values()
+            names_sizes.append(len(field))
+            names_lengths.append(sum(field.values()))
+        # Every field's terms in one array (the titles' and abstracts' here, then the names'), and each
+        # document's three fields taken from it in FIELDS's order: title, names, abstract.
+        given = np.frombuffer(self.numbers, np.uint32)
+        every = np.concatenate((given, np.array(names, np.uint32)))
+        counts = np.concatenate((np.frombuffer(self.counts, np.uint32), np.array(names_counts, np.uint32)))
+        text_sizes = np.frombuffer(self.sizes, np.int64)
+        text_starts = (np.cumsum(text_sizes) - text_sizes).reshape(-1, 2)
+        text_sizes = text_sizes.reshape(-1, 2)
+        names_size = np.array(names_sizes, np.int64)
+        rows = np.array(papers, np.int64)
+        starts = np.column_stack((text_starts[rows, 0], len(given) + np.cumsum(names_size) - names_size,
+                                  text_starts[rows, 1]))
+        sizes = np.column_stack((text_sizes[rows, 0], names_size, text_sizes[rows, 1]))
+        taken = _runs(starts.ravel(), sizes.ravel())
+        flat = every[taken]
+        # Numbered again in order of first use over these documents, as lunr numbers them.
+        used, first = np.unique(flat, return_index=True)
+        used = used[np.argsort(first, kind="stable")]
+        renumbered = np.zeros(len(number), np.uint32)
+        renumbered[used] = np.arange(len(used), dtype=np.uint32)
+        text_lengths = np.frombuffer(self.lengths, np.int64).reshape(-1, 2)
+        lengths = np.column_stack((text_lengths[rows, 0], np.array(names_lengths, np.int64), text_lengths[rows, 1]))
+        return TermColumns(b"", tuple(np.array(list(number), dtype=object)[used].tolist()),
+                           renumbered[flat].tobytes(), counts[taken].tobytes(), sizes.tobytes(), lengths.tobytes())
 
 
 def text_fields(titles: Sequence[str], texts: Sequence[str]) -> TextFields:
@@ -237,17 +249,17 @@ _TERMS_KEY = digest("the last build's search documents")  # the stage's one entr
 
 
 def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Sequence[bytes] | None = None,
-                 analyse: Callable[[list[int]], list[DocTerms]] | None = None) -> TermColumns:
+                 fields: TextFields | None = None) -> TermColumns:
     """Return the documents' terms: those of the last build's documents (by ``doc_key``) from the cache,
-    the others analysed now (``doc_terms``, in worker processes), or by ``analyse`` (of their positions).
+    the others analysed now (``doc_terms``, in worker processes); when none is the last build's, made
+    of ``fields`` if they hold every document's paper.
 
     ``keys`` are the documents' ``doc_key``s, if the caller has them already.
     """
     cache = cache or Cache()
-    if analyse is None:
-        analyse = lambda positions: parallel_map(doc_terms, [docs[n] for n in positions])
     if not cache.enabled:
-        return _analysed(analyse(list(range(len(docs)))))
+        made = fields.columns(docs) if fields is not None else None
+        return made if made is not None else _analysed(parallel_map(doc_terms, docs))
     keys = list(keys) if keys is not None else [doc_key(d) for d in docs]
     stage = cache.stage(_TERMS_STAGE, TermColumns)
     old = stage.get(_TERMS_KEY)
@@ -255,8 +267,12 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Se
         old = _NO_COLUMNS
     at = {key: n for n, key in enumerate(old.doc_keys())}
     sources = np.fromiter((at.get(key, -1) for key in keys), np.int64, len(keys))
-    new = analyse(np.flatnonzero(sources < 0).tolist())
-    columns = _columns(sources, new, old, b"".join(keys))
+    made = fields.columns(docs) if fields is not None and (sources < 0).all() else None
+    if made is not None:
+        columns = replace(made, keys=b"".join(keys))
+    else:
+        new = parallel_map(doc_terms, [docs[n] for n in np.flatnonzero(sources < 0).tolist()])
+        columns = _columns(sources, new, old, b"".join(keys))
     stage.put(_TERMS_KEY, columns)
     stage.close()  # the columns are the caller's now: the stage keeps only its file
     return columns
@@ -586,7 +602,7 @@ class SearchWork:
     cache: Cache
     key: bytes
     found: dict[str, bytes] | None  # the index's files, from the cache
-    known: Callable[[str], tuple[DocTerms, DocTerms] | None] | None = None  # fields worked out beside the catalog
+    fields: TextFields | None = None  # the titles' and abstracts' fields, worked out beside the catalog
 
     @paused_gc()
     def files(self) -> dict[str, bytes]:
@@ -595,19 +611,11 @@ class SearchWork:
         if self.found is not None:
             return dict(self.found)
         files = _index_files(self.catalog, self.docs,
-                             term_columns(self.docs, self.cache, self.doc_keys, self._doc_terms), self.target)
+                             term_columns(self.docs, self.cache, self.doc_keys, self.fields), self.target)
         stage = self.cache.stage(_FILES_STAGE, dict, single=True)
         stage.put(self.key, files)
         stage.close()  # the files are the caller's now: the cache keeps only what it will write
         return files
-
-    def _doc_terms(self, positions: list[int]) -> list[DocTerms]:
-        """Return ``doc_terms`` of the documents at ``positions``, with their fields known already."""
-        docs = [self.docs[n] for n in positions]
-        if self.known is None:
-            return parallel_map(doc_terms, docs)
-        known = self.known
-        return [doc_terms(doc, known(doc.id)) for doc in docs]
 
     def doc_files(self) -> list[tuple[str, Callable[[], bytes]]]:
         """Return the files shown with results (the doc shards, then the facets), each with the function
@@ -634,7 +642,7 @@ def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET, cache: Cach
     doc_keys = [doc_key(d) for d in docs] if cache.enabled else None
     key = digest_of(_catalog_parts(catalog, docs, doc_keys, target)) if doc_keys is not None else bytes(32)
     return SearchWork(catalog, docs, doc_keys, target, cache, key,
-                      cache.stage(_FILES_STAGE, dict, single=True).get(key), fields.known() if fields else None)
+                      cache.stage(_FILES_STAGE, dict, single=True).get(key), fields)
 
 
 def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], doc_keys: list[bytes],

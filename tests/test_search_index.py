@@ -8,7 +8,7 @@ import json
 import random
 import re
 import unicodedata
-from dataclasses import replace
+from dataclasses import astuple, replace
 
 import pytest
 
@@ -21,6 +21,7 @@ from papercat.pipeline import Paths, build, read_content
 from papercat.search import (
     CHUNK_TARGET,
     SearchDoc,
+    _analysed,
     build_index,
     doc_terms,
     plain_text,
@@ -307,16 +308,18 @@ def test_chunk_files_are_named_by_their_first_prefix(catalog):
         assert name == (f"t/{first[n].encode().hex()}.json" if first[n] else "t/root.json")
 
 
-def test_title_and_abstract_fields_worked_out_beside_the_catalog_make_each_documents_own_terms(catalog):
+def test_title_and_abstract_fields_worked_out_beside_the_catalog_make_the_documents_own_terms(catalog):
     """A worker works out the papers' title and abstract fields while the catalog is made (text_fields);
-    with them each document's terms are ``doc_terms``'s own. A paper they do not know is analysed whole."""
-    docs = search_docs(catalog)  # catalog order, as catalog.papers
-    papers = catalog.papers[1:]
-    fields = replace(text_fields([p.title for p in papers], [p.text for p in papers]),
-                     ids=tuple(p.id for p in papers))
-    known = fields.known()
-    assert known(catalog.papers[0].id) is None
-    assert [doc_terms(doc, known(doc.id)) for doc in docs] == [doc_terms(doc) for doc in docs]
+    the documents' terms made of them, their names counted then, are those of each one's ``doc_terms``:
+    for any order of the documents. Without a paper's fields there are none."""
+    docs = search_docs(catalog)
+    papers = catalog.papers
+    fields = replace(text_fields([p.title for p in papers], [p.text for p in papers]), ids=tuple(p.id for p in papers))
+    shuffled = random.Random(4).sample(docs, len(docs))
+    for order in (docs, shuffled, docs[5:]):
+        assert astuple(fields.columns(order)) == astuple(_analysed([doc_terms(doc) for doc in order]))
+    assert replace(fields, ids=fields.ids[1:]).columns(docs) is None
+    assert len(fields.columns(docs).terms) > 1000
 
 
 def test_the_catalog_made_with_its_search_fields_gives_the_same_search_files(tmp_path):
