@@ -103,7 +103,8 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     # of papers; the search terms only once the catalog is made, so the worker goes on into the time
     # the comparison leaves idle.
     alone = len(need_topics) + len(need_names) >= MIN_ITEMS
-    with started_steps([both] * alone + [fields] * (search_fields is not None), idle=True) as results:
+    steps = ([both] if alone else []) + ([fields] if search_fields is not None else [])
+    with started_steps(steps, idle=True) as results:
         found = results[0] if alone else lambda: ([], [])
         bar.restart("keyphrases")
         phrases, counted = _keyphrases(docs, keys, reference, cache, bar)

@@ -105,6 +105,7 @@ class DocTerms:
 
 def doc_terms(doc: SearchDoc) -> DocTerms:
     """Return a document's index terms per field, as lunr.py's Builder.add counts them (lunr.js pipeline)."""
+    # The fields in FIELDS's order.
     fields = [_field(_indexed(plain_text(doc.title))), _field(doc.names), _field(_indexed(doc.text))]
     counts = np.fromiter(chain.from_iterable(f.values() for f in fields), np.uint32, sum(map(len, fields)))
     return DocTerms(tuple(chain.from_iterable(fields)), counts.tobytes(), tuple(map(len, fields)),
