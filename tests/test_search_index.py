@@ -172,6 +172,10 @@ def test_fields_left_empty_by_the_pipeline_are_fine():
     index = build_index(docs)
     chunks = split_index(index, 1)
     assert sorted(t for c in chunks for t in c.terms) == ["gnn", "graph", "messag", "network", "pass"]
+    # So too with the fields worked out beside the catalog, and with no term at all.
+    fields = replace(text_fields([d.title for d in docs], [d.text for d in docs]), ids=("a1", "b2"))
+    assert astuple(fields.columns(docs)) == astuple(_analysed([doc_terms(d) for d in docs]))
+    assert astuple(fields.columns(docs[:1])) == astuple(_analysed([doc_terms(docs[0])]))
 
 
 def test_index_holds_lunr_js_terms_and_names_its_stemmer(catalog):
