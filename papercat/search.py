@@ -118,9 +118,9 @@ def _field(text: str) -> dict[str, int]:
     # no-op on lower-case text, tests/test_search_index.py checks) and the pipeline, which drops
     # stop words and words of punctuation (None). Counted into a plain dict (text.counted), which
     # keeps the order of first use.
-    field = counted(index_terms(tokenize(text)))
-    field.pop(None, None)
-    return field
+    terms = counted(index_terms(tokenize(text)))
+    terms.pop(None, None)
+    return terms
 
 
 @dataclass(frozen=True)
@@ -143,26 +143,18 @@ class TextFields:
         papers = [at.get(doc.id) for doc in docs]
         if not docs or None in papers:
             return None
-        number = _Numbering(zip(self.terms, range(len(self.terms))))
-        names: list[int] = []
-        names_counts: list[int] = []
-        names_sizes: list[int] = []
-        names_lengths: list[int] = []
+        names = _Counted(_Numbering(zip(self.terms, range(len(self.terms)))))
         for doc in docs:
-            field = _field(doc.names)
-            names += map(number.__getitem__, field)
-            names_counts += field.values()
-            names_sizes.append(len(field))
-            names_lengths.append(sum(field.values()))
+            names.add(_field(doc.names))
         # Every field's terms in one array (the titles' and abstracts' here, then the names'), and each
         # document's three fields taken from it in FIELDS's order: title, names, abstract.
         given = np.frombuffer(self.numbers, np.uint32)
-        every = np.concatenate((given, np.array(names, np.uint32)))
-        counts = np.concatenate((np.frombuffer(self.counts, np.uint32), np.array(names_counts, np.uint32)))
+        every = np.concatenate((given, np.array(names.numbers, np.uint32)))
+        counts = np.concatenate((np.frombuffer(self.counts, np.uint32), np.array(names.counts, np.uint32)))
         text_sizes = np.frombuffer(self.sizes, np.int64)
         text_starts = (np.cumsum(text_sizes) - text_sizes).reshape(-1, 2)
         text_sizes = text_sizes.reshape(-1, 2)
-        names_size = np.array(names_sizes, np.int64)
+        names_size = np.array(names.sizes, np.int64)
         rows = np.array(papers, np.int64)
         starts = np.column_stack((text_starts[rows, 0], len(given) + np.cumsum(names_size) - names_size,
                                   text_starts[rows, 1]))
@@ -172,29 +164,42 @@ class TextFields:
         # Numbered again in order of first use over these documents, as lunr numbers them.
         used, first = np.unique(flat, return_index=True)
         used = used[np.argsort(first, kind="stable")]
-        renumbered = np.zeros(len(number), np.uint32)
+        renumbered = np.zeros(len(names.number), np.uint32)
         renumbered[used] = np.arange(len(used), dtype=np.uint32)
         text_lengths = np.frombuffer(self.lengths, np.int64).reshape(-1, 2)
-        lengths = np.column_stack((text_lengths[rows, 0], np.array(names_lengths, np.int64), text_lengths[rows, 1]))
-        return TermColumns(b"", tuple(np.array(list(number), dtype=object)[used].tolist()),
+        lengths = np.column_stack((text_lengths[rows, 0], np.array(names.lengths, np.int64), text_lengths[rows, 1]))
+        return TermColumns(b"", tuple(np.array(list(names.number), dtype=object)[used].tolist()),
                            renumbered[flat].tobytes(), counts[taken].tobytes(), sizes.tobytes(), lengths.tobytes())
+
+
+class _Counted:
+    """Fields' terms added one field after another: their numbers (``number``'s, by first use), how often
+    each occurs in its field, and each field's number of terms and length in terms."""
+
+    def __init__(self, number: _Numbering) -> None:
+        self.number = number
+        self.numbers: list[int] = []
+        self.counts: list[int] = []
+        self.sizes: list[int] = []
+        self.lengths: list[int] = []
+
+    def add(self, terms: dict[str, int]) -> None:
+        """Add a field's terms (``_field``'s)."""
+        self.numbers += map(self.number.__getitem__, terms)
+        self.counts += terms.values()
+        self.sizes.append(len(terms))
+        self.lengths.append(sum(terms.values()))
 
 
 def text_fields(titles: Sequence[str], texts: Sequence[str]) -> TextFields:
     """Return the title and abstract fields' terms of papers of these titles and plain abstracts."""
-    number = _Numbering()
-    numbers: list[int] = []
-    counts: list[int] = []
-    sizes: list[int] = []
-    lengths: list[int] = []
+    fields = _Counted(_Numbering())
     for title, text in zip(titles, texts):
-        for field in (_field(_indexed(plain_text(title))), _field(_indexed(text))):
-            numbers += map(number.__getitem__, field)
-            counts += field.values()
-            sizes.append(len(field))
-            lengths.append(sum(field.values()))
-    return TextFields(tuple(number), np.array(numbers, np.uint32).tobytes(), np.array(counts, np.uint32).tobytes(),
-                      np.array(sizes, np.int64).tobytes(), np.array(lengths, np.int64).tobytes())
+        fields.add(_field(_indexed(plain_text(title))))
+        fields.add(_field(_indexed(text)))
+    return TextFields(tuple(fields.number), np.array(fields.numbers, np.uint32).tobytes(),
+                      np.array(fields.counts, np.uint32).tobytes(), np.array(fields.sizes, np.int64).tobytes(),
+                      np.array(fields.lengths, np.int64).tobytes())
 
 
 def doc_key(doc: SearchDoc) -> bytes:
@@ -259,8 +264,7 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Se
     """
     cache = cache or Cache()
     if not cache.enabled:
-        made = fields.columns(docs) if fields is not None else None
-        return made if made is not None else _analysed(parallel_map(doc_terms, docs))
+        return _all_analysed(docs, fields)
     keys = list(keys) if keys is not None else [doc_key(d) for d in docs]
     stage = cache.stage(_TERMS_STAGE, TermColumns)
     old = stage.get(_TERMS_KEY)
@@ -268,9 +272,8 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Se
         old = _NO_COLUMNS
     at = {key: n for n, key in enumerate(old.doc_keys())}
     sources = np.fromiter((at.get(key, -1) for key in keys), np.int64, len(keys))
-    made = fields.columns(docs) if fields is not None and (sources < 0).all() else None
-    if made is not None:
-        columns = replace(made, keys=b"".join(keys))
+    if (sources < 0).all():  # none is the last build's
+        columns = replace(_all_analysed(docs, fields), keys=b"".join(keys))
     else:
         new = parallel_map(doc_terms, [docs[n] for n in np.flatnonzero(sources < 0).tolist()])
         columns = _columns(sources, new, old, b"".join(keys))
@@ -283,6 +286,13 @@ def terms_cached(cache: Cache) -> bool:
     """Return whether ``cache`` holds the last build's documents' terms (``term_columns``'s)."""
     path = cache.stage(_TERMS_STAGE, TermColumns).path
     return path is not None and path.exists()
+
+
+def _all_analysed(docs: Sequence[SearchDoc], fields: TextFields | None) -> TermColumns:
+    """Return the columns of documents none of which a cache holds: made of ``fields`` if they hold every
+    document's paper, else analysed now (in worker processes)."""
+    made = fields.columns(docs) if fields is not None else None
+    return made if made is not None else _analysed(parallel_map(doc_terms, docs))
 
 
 def _analysed(docs: Sequence[DocTerms]) -> TermColumns:

@@ -45,10 +45,6 @@ _RUNS_PER_WORKER = 8  # runs of chunks scored again, per worker: small enough to
 _TOLERANCE = 2 * 10.0 ** -DECIMALS  # float32 scores are within this of exact ones, far more than needed
 
 
-def _nothing() -> None:
-    """``made``'s default (see ``relate_beside``): nothing to free."""
-
-
 @dataclass(frozen=True)
 class Related:
     """A paper related to another: its position, the cosine similarity and the terms that link them."""
@@ -641,7 +637,7 @@ class _Rows:
 
 def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
                   keyphrases: Sequence[Sequence[str]], beside: Callable[[sparse.csr_matrix], B], k: int = 5,
-                  order: Sequence[int] | None = None, made: Callable[[], None] = _nothing) -> tuple[Relations, B]:
+                  order: Sequence[int] | None = None, made: Callable[[], None] | None = None) -> tuple[Relations, B]:
     """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside`` of the
     TF-IDF matrix (a row per paper, oldest first): a catalog-wide step this process runs while worker
     processes compare papers.
@@ -653,13 +649,15 @@ def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
     """
     order = range(len(docs)) if order is None else order
     matrix, columns = _matrix(papers, keyphrases, order)
-    made()
+    if made is not None:
+        made()
     return _compared(matrix, columns, docs, order, max(0, min(k, len(docs) - 1)), beside)
 
 
 def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
            keyphrases: Sequence[Sequence[str]], order: Sequence[int],
-           beside: Callable[[sparse.csr_matrix], B], made: Callable[[], None] = _nothing) -> tuple[Relations, B]:
+           beside: Callable[[sparse.csr_matrix], B], made: Callable[[], None] | None = None
+           ) -> tuple[Relations, B]:
     """Return ``relate_beside(docs, all papers' terms, keyphrases, beside, relations.k, order)`` for a catalog
     whose oldest papers are those of ``relations``, in the same order in the catalog, under the same
     reference (see ``_matrix``): only the new papers' ``papers`` (terms, oldest first) are needed.
@@ -674,7 +672,8 @@ def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequen
     rows, cols, counts = columns.rows(papers, new, 0)
     added = columns.weights(rows, cols, counts, len(papers))
     matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
-    made()
+    if made is not None:
+        made()
     return _compared(matrix, columns, docs, order, relations.k, beside, relations)
 
 
