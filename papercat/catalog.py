@@ -22,6 +22,7 @@ from .listing import Listing
 from .memo import Memo
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
+from .paper_map import Layout, layout
 from .paper_map import places as map_places
 from .parallel import MIN_ITEMS, parallel_map, started_steps
 from .progress import Stage
@@ -230,12 +231,17 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     the places under the hash of the ``reference`` papers (the first of ``oldest``, all positions by
     arrival; see ``keyphrases.reference_count``). When the last build's papers are the oldest ones
     now, in the same order in the catalog, only the new ones are counted and compared with all
-    (``related.extend``); the map is laid out again beside.
+    (``related.extend``); beside, the new papers are placed on the map's axes, kept too (a catalog
+    weighed by its oldest papers takes its map's axes from them: ``paper_map.Layout``), or the map is
+    laid out again (a smaller catalog, laid out whole).
     """
     memo = cache.stage("related-state", tuple, single=True)
     key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
-    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places)
+    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places; the map's Layout)
     earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
+    # A catalog that is its own reference is laid out whole; a larger one on its reference's axes.
+    whole = len(reference) == len(oldest) < keyphrases.REFERENCE_MIN
+    kept = held[3] if earlier is not None else None
 
     terms: list[related.PaperTerms] = []
 
@@ -245,30 +251,31 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
         terms.clear()
         counted.clear()
 
-    def beside(matrix: sparse.csr_matrix) -> tuple[list[tuple[int, int]], T]:
-        placed = map_places(matrix)
-        return placed, alongside(_by_position(placed, oldest))
+    def beside(matrix: sparse.csr_matrix) -> tuple[tuple[list[tuple[int, int]], Layout | None], T]:
+        found = None if whole else kept or layout(matrix, len(reference))
+        placed = map_places(matrix) if found is None else found.places(matrix)
+        return (placed, found), alongside(_by_position(placed, oldest))
 
     if earlier is not None and len(earlier.rank) == len(docs):
         bar.advance(len(docs))
-        relations, (placed, other) = earlier, (held[2], alongside(_by_position(held[2], oldest)))
+        relations, ((placed, found), other) = earlier, ((held[2], kept), alongside(_by_position(held[2], oldest)))
     elif earlier is not None:  # a new listing: its papers' terms were counted as they were analysed
         new = oldest[len(earlier.rank):]
         bar.advance(len(earlier.rank))
         terms += [counted.get(keys[row]) or related.terms(*docs[row]) for row in new]
         bar.advance(len(new))
         bar.note("comparing papers")
-        relations, (placed, other) = related.extend(earlier, docs, terms, phrases, oldest, beside, made)
+        relations, ((placed, found), other) = related.extend(earlier, docs, terms, phrases, oldest, beside, made)
     else:
         stage = cache.stage("related", related.PaperTerms)
         terms += stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
                           counted)
         stage.close()
         bar.note("comparing papers")
-        relations, (placed, other) = related.relate_beside(docs, terms, phrases, beside, order=oldest,
-                                                           made=made)
+        relations, ((placed, found), other) = related.relate_beside(docs, terms, phrases, beside, order=oldest,
+                                                                    made=made)
     if relations is not earlier:
-        memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed))
+        memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed, found))
         memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
     return relations.plain(oldest), other
 

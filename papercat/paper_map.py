@@ -3,9 +3,13 @@
 The rows of the TF-IDF matrix the related papers are found with (``enrich.related``: words and
 keyphrases, weighed by the catalog's reference papers) give each paper its two principal components
 (a truncated SVD of the centred matrix, ARPACK with a fixed start vector, signs fixed), scaled into
-a square and rounded to whole units, so the same content always gives the same map. The places are
-worked out while enriching (catalog.py), beside the comparing of papers; ``paper_map`` lays out the
-dots.
+a square and rounded to whole units, so the same content always gives the same map. A catalog that
+weighs words by its oldest papers (``keyphrases.reference_count``, from 4,096 papers on) takes its
+axes from them too (``Layout``): the reference's own rows are laid out by the SVD of their rows, and
+every later paper is projected onto those axes. So a new listing's papers are placed without a new
+SVD: the build keeps the layout in its cache with the related papers, and a build without a cache
+finds the same one. The places are worked out while enriching (catalog.py), beside the comparing of
+papers; ``paper_map`` lays out the dots.
 """
 
 from __future__ import annotations
@@ -53,20 +57,70 @@ PALETTE = 16  # colours c0..c15 in style.css; topics beyond it share colours (th
 
 def places(matrix: sparse.csr_matrix) -> list[tuple[int, int]]:
     """Return each paper's place (x, y) on the map, from its row of ``matrix`` (see the module's docstring)."""
-    return [(x, y) for x, y in scale(principal_components(matrix)).tolist()]
+    return _placed(principal_components(matrix))
+
+
+def _placed(points: np.ndarray) -> list[tuple[int, int]]:
+    return [(x, y) for x, y in scale(points).tolist()]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The map's axes, found from a catalog's reference papers (the first rows of its matrix): where those
+    papers go, and how any later paper's row is placed among them."""
+
+    points: np.ndarray  # the reference papers' coordinates (papers x 2), as principal_components gives them
+    columns: np.ndarray  # the matrix columns any reference paper uses, ascending: the axes' support
+    mean: np.ndarray  # the reference rows' mean over those columns
+    axes: np.ndarray  # (columns x 2) the principal axes, signs as the points'
+
+    def __getstate__(self) -> tuple[bytes, ...]:  # plain bytes: the cache holds no numpy objects
+        return (self.points.astype(np.float64).tobytes(), self.columns.astype(np.int64).tobytes(),
+                self.mean.astype(np.float64).tobytes(), self.axes.astype(np.float64).tobytes())
+
+    def __setstate__(self, state: tuple[bytes, ...]) -> None:
+        points, columns, mean, axes = (np.frombuffer(data, kind) for data, kind
+                                       in zip(state, (np.float64, np.int64, np.float64, np.float64)))
+        for name, value in (("points", points.reshape(-1, 2)), ("columns", columns), ("mean", mean),
+                            ("axes", axes.reshape(-1, 2))):
+            object.__setattr__(self, name, value)
+
+    def places(self, matrix: sparse.csr_matrix) -> list[tuple[int, int]]:
+        """Return the place of every paper of ``matrix``: its first rows the reference's, the rest projected."""
+        later = matrix[len(self.points):]
+        if not later.shape[0]:
+            return _placed(self.points)
+        projected = later[:, self.columns] @ self.axes - self.mean @ self.axes
+        return _placed(np.vstack([self.points, projected]))
+
+
+def layout(matrix: sparse.csr_matrix, reference: int) -> Layout:
+    """Return the Layout of the papers of ``matrix`` whose first ``reference`` rows are the reference's."""
+    rows = matrix[:reference]
+    columns = np.unique(rows.indices)
+    used = rows[:, columns]
+    points, axes = _components(used)
+    return Layout(points, columns, np.asarray(used.mean(axis=0)).ravel(), axes)
 
 
 def principal_components(matrix: sparse.csr_matrix, k: int = 2) -> np.ndarray:
     """Return the papers' coordinates on the first ``k`` principal components (papers x k), signs fixed."""
+    return _components(matrix, k)[0]
+
+
+def _components(matrix: sparse.csr_matrix, k: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Return the papers' coordinates on the first ``k`` principal components (papers x k), signs fixed, and
+    the components themselves (columns x k), signs alike."""
     n, m = matrix.shape
     out = np.zeros((n, k))
+    axes = np.zeros((m, k))
     if n < 2:
-        return out
+        return out, axes
     mean = np.asarray(matrix.mean(axis=0)).ravel()
     if min(n, m) <= k + 1:  # too small for ARPACK: a dense SVD of a handful of papers
         dense = matrix.toarray() - mean
-        u, s, _ = np.linalg.svd(dense, full_matrices=False)
-        found = u[:, :k] * s[:k]
+        u, s, vt = np.linalg.svd(dense, full_matrices=False)
+        found, components = u[:, :k] * s[:k], vt[:k].T
     else:
         # The centred matrix, never built: centring a sparse matrix would make it dense.
         ones = np.ones(n)
@@ -78,15 +132,17 @@ def principal_components(matrix: sparse.csr_matrix, k: int = 2) -> np.ndarray:
         # A fixed start, so every build gives the same answer; not constant, since the centred
         # matrix sends the all-ones vector to zero (ARPACK then stops: "starting vector is zero").
         start = np.random.default_rng(0).standard_normal(min(n, m))
-        u, s, _ = svds(centred, k=k, v0=start, solver="arpack")
+        u, s, vt = svds(centred, k=k, v0=start, solver="arpack")
         order = np.argsort(-s, kind="stable")
-        found = u[:, order] * s[order]
+        found, components = u[:, order] * s[order], vt[order].T
     out[:, : found.shape[1]] = found
+    axes[:, : components.shape[1]] = components
     for c in range(k):  # an eigenvector's sign is arbitrary: make its largest entry positive
         column = out[:, c]
         if column[np.argmax(np.abs(np.round(column, 9)))] < 0:
             out[:, c] = -column
-    return out
+            axes[:, c] = -axes[:, c]
+    return out, axes
 
 
 def scale(points: np.ndarray, size: int = SIZE, margin: int = MARGIN) -> np.ndarray:

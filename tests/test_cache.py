@@ -222,6 +222,7 @@ def test_a_listing_added_past_the_reference_is_compared_with_the_catalog_alone(m
     build without a cache makes."""
     monkeypatch.setattr(keyphrases, "REFERENCE_MIN", 4)
     monkeypatch.setattr(related, "extend", _counting(related.extend, "extend", calls))
+    monkeypatch.setattr(paper_map, "_components", _counting(paper_map._components, "svd", calls))
     old, new = zipf_abstracts(20, 1), zipf_abstracts(6, 2)
     folder = make_content({"a.txt": listing("ICML 2025 Papers", old)})
     run(folder, tmp_path / "site", tmp_path / "cache")
@@ -232,6 +233,7 @@ def test_a_listing_added_past_the_reference_is_compared_with_the_catalog_alone(m
         after = run(folder, tmp_path / "site", tmp_path / "cache")
         assert calls["pick"] == calls["extend"] == 1 and calls["relate_beside"] == 0, calls
         assert calls["analyse_with_terms"] == len(new)
+        assert calls["svd"] == 0, "the new papers are placed on the map's axes kept in the cache"
         plain = make_content({}, name=f"content{more}")
         shutil.copytree(folder, plain, dirs_exist_ok=True)  # its history.yaml too: papers arrive in one order
         run(plain, tmp_path / f"plain{more}")

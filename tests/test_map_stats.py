@@ -14,7 +14,7 @@ import pytest
 from scipy import sparse
 
 from papercat.enrich.related import _matrix, terms
-from papercat.paper_map import SIZE, places, principal_components, short
+from papercat.paper_map import SIZE, layout, places, principal_components, short
 from papercat.pipeline import Paths, build
 from papercat.stats import SHADES, shade
 from tests.conftest import BUNDLED
@@ -199,6 +199,28 @@ def test_layout_functions_are_deterministic_and_in_range():
     assert places(matrix(GRAPHS[:1])) == [(SIZE // 2, SIZE // 2)]
     assert places(matrix([])) == []
     assert principal_components(matrix([])).shape == (0, 2)
+
+
+def test_a_catalog_past_its_reference_is_placed_on_the_reference_papers_axes():
+    """The reference papers (the first rows) are laid out as a map of them alone would lay them out, and
+    later papers are projected onto their axes: a layout found before later papers came places them as
+    one found after, and a paper added later moves no reference paper but by the map's scaling."""
+    rng = np.random.default_rng(5)
+    texts = [" ".join(rng.choice(WORDS, size=30)) for _ in range(60)]
+    whole = _matrix([terms("", text) for text in texts], [()] * len(texts))[0]
+    reference = 40
+    found = layout(whole, reference)
+    assert np.allclose(found.points, principal_components(whole[:reference][:, found.columns]))
+    projected = whole[:reference][:, found.columns] @ found.axes - found.mean @ found.axes
+    assert np.allclose(projected, found.points), "the reference's own rows project onto their places"
+    earlier = layout(whole[:reference + 5], reference)  # before the last 15 papers came
+    assert earlier.places(whole) == found.places(whole) == layout(whole, reference).places(whole)
+    assert len(found.places(whole)) == 60 and found.places(whole)[:reference] != places(whole)[:reference]
+    assert layout(whole, 60).places(whole) == places(whole), "a catalog that is its own reference: as a whole"
+
+
+WORDS = [f"{stem}{end}" for stem in ("graph", "star", "galaxy", "node", "network", "telescope", "proof", "lemma")
+         for end in ("", "s", "ing", "ed")]
 
 
 def test_short_labels_cut_at_a_word():
