@@ -46,11 +46,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from .parallel import Plain, parallel_map
+from .parallel import Plain, made_beside, parallel_map
 
 __all__ = ["DEFAULT_FOLDER", "Cache", "Stage", "default_cache", "digest", "digest_of", "open_cache",
            "paused_gc", "seal"]
@@ -251,15 +251,24 @@ class Stage:
             return False
         return self.rewrite or self.added > 0 or len(self.used) != len(self.loaded)
 
-    def close(self) -> None:
+    def close(self, beside: bool = False) -> None:
         """Let the entries go now, keeping only the file to write (pickled, it is far smaller).
 
         Meant for a stage whose entries nothing else holds on to (per-paper analyses), once the
-        build has used them. Using the stage again reads them back.
+        build has used them. Using the stage again reads them back. With ``beside``, a worker process
+        pickles them (parallel.made_beside) while this one goes on: for an entry made by a step
+        that leaves a core idle after it (the related papers' state, 0.3 s of pickling at 20,000
+        papers, when a listing is added).
         """
         if self.loaded is None or self.closed:
             return
-        self.sealed = self.cache.spilled(self.part()) if self.changed() else None
+        if not self.changed():
+            self.sealed = None
+        elif beside:
+            entries, key, appended = self._part_entries()
+            self.sealed = _Part(_Beside(made_beside(partial(_pickled_entries, entries))), key, appended)
+        else:
+            self.sealed = self.cache.spilled(self.part())
         self.loaded, self.used, self.closed = {}, {}, True
 
     def _reopen(self) -> None:
@@ -341,13 +350,17 @@ class Stage:
     def part(self) -> _Part:
         """Return what to write of the stage: the entries this build added, to append to the file when
         it used all of the file's entries as they were; else every entry it used, to write whole."""
+        entries, key, appended = self._part_entries()
+        return _Part(_pickled_entries(entries), key, appended)
+
+    def _part_entries(self) -> tuple[dict[bytes, Any], bytes, bool]:
+        """Return the entries of ``part``, its key and whether it is appended."""
         loaded = self.loaded or {}
         if (not self.single and not self.rewrite and loaded and 0 < self.parts < MAX_PARTS
                 and loaded.keys() <= self.used.keys() and all(self.used[k] is v for k, v in loaded.items())):
-            added = {k: v for k, v in self.used.items() if k not in loaded}
-            return _Part(_pickled_entries(added), _NO_KEY, appended=True)
+            return {k: v for k, v in self.used.items() if k not in loaded}, _NO_KEY, True
         key = next(iter(self.used)) if self.single and len(self.used) == 1 else _NO_KEY
-        return _Part(_pickled_entries(self.used), key, appended=False)
+        return self.used, key, False
 
 
 def _pickled_entries(entries: dict[bytes, Any]) -> bytes:
@@ -365,12 +378,19 @@ def _pickled_entries(entries: dict[bytes, Any]) -> bytes:
 class _Part:
     """A part of a stage file to write: a payload of pickled entries, to append or to make the whole file."""
 
-    payload: bytes | _Spilled
+    payload: bytes | _Spilled | _Beside
     key: bytes  # the key of a single-entry stage's entry, else _NO_KEY
     appended: bool
 
     def data(self) -> bytes:
         return self.payload if isinstance(self.payload, bytes) else self.payload.read()
+
+
+@dataclass(frozen=True)
+class _Beside:
+    """A payload a worker process is making (Stage.close's ``beside``)."""
+
+    read: Callable[[], bytes]  # waits for the worker
 
 
 @dataclass(frozen=True)
@@ -472,8 +492,8 @@ class Cache:
         written = []
         for stage in changed:
             part = stage.sealed if stage.sealed is not None else stage.part()
-            payload = part.data()
             try:  # the header and the payload, not the two joined: a copy of up to ~100 MB spared
+                payload = part.data()  # a worker's (Stage.close's beside) may have failed: OSError
                 _write_atomically(stage.path, part_header(stage.name, payload, key=part.key), payload,
                                   after=part.appended)
             except OSError as exc:

@@ -276,7 +276,9 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
                                                                     made=made)
     if relations is not earlier:
         memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed, found))
-        memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
+        # The cache keeps only what it will write (the matrix and pairs, pickled by a worker process while
+        # this one makes the catalog: after a new listing's comparison a core is idle).
+        memo.close(beside=True)
     return relations.plain(oldest), other
 
 

@@ -31,7 +31,8 @@ from typing import Any, BinaryIO, Generic, TypeVar
 
 from .errors import CatalogError
 
-__all__ = ["WORKER_NICENESS", "Plain", "jobs", "map_beside", "parallel_map", "started", "started_steps"]
+__all__ = ["WORKER_NICENESS", "Plain", "jobs", "made_beside", "map_beside", "parallel_map", "started",
+           "started_steps"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -184,6 +185,42 @@ def started_steps(steps: Sequence[Callable[[], Any]], idle: bool = False) -> Ite
             if worker.is_alive():
                 worker.terminate()
             worker.join()
+
+
+def made_beside(make: Callable[[], bytes]) -> Callable[[], bytes]:
+    """Start ``make()``, a pure function that returns bytes, in a worker process; return a function that
+    waits for the bytes and returns them.
+
+    For work whose result is wanted only much later (a cache entry pickled for the cache's save), on a
+    core this process leaves idle meanwhile. Unlike ``started``, the worker is not tied to a block: it
+    leaves the bytes in an unnamed temporary file and ends; a build that fails before asking for them
+    loses nothing but the file. Without workers ``make`` runs now.
+    """
+    if jobs() < 2 or not _can_fork():
+        made = make()
+        return lambda: made
+    file = tempfile.TemporaryFile()  # noqa: SIM115 - closed once read
+    worker = multiprocessing.get_context("fork").Process(target=_make_into, args=(make, file), daemon=True)
+    worker.start()
+
+    def result() -> bytes:
+        worker.join()
+        if worker.exitcode != 0:
+            file.close()
+            raise OSError(f"a worker process stopped without its result (exit code {worker.exitcode})")
+        file.seek(0)
+        made = file.read()
+        file.close()
+        return made
+
+    return _once(result)
+
+
+def _make_into(make: Callable[[], bytes], file: BinaryIO) -> None:
+    """In a worker: write ``make()`` to ``file``."""
+    gc.freeze()  # the collector would walk, and so copy, the objects the worker shares with the build
+    file.write(make())
+    file.flush()
 
 
 def _once(compute: Callable[[], R]) -> Callable[[], R]:

@@ -195,6 +195,40 @@ def test_a_started_step_runs_in_a_worker_while_this_process_works_on(jobs):
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
+def test_bytes_made_beside_come_from_a_worker_that_is_not_waited_for_and_a_failed_one_is_an_oserror(jobs):
+    out = json.loads(fresh_python("""
+        import json, os, time
+        from papercat.parallel import made_beside
+        def make():
+            time.sleep(0.3)
+            return str(os.getpid()).encode() * 100_000  # more than a pipe holds
+        started = time.monotonic()
+        result = made_beside(make)
+        returned = time.monotonic() - started
+        made = result()
+        def fail():
+            raise ValueError("no bytes")
+        try:
+            made_beside(fail)()
+            failed = "no error"
+        except OSError as exc:
+            failed = str(exc)
+        except ValueError as exc:
+            failed = "in this process: " + str(exc)
+        print(json.dumps({"returned": returned, "pid": made[:len(str(os.getpid()))].decode(), "me": os.getpid(),
+                          "size": len(made), "again": result() is made, "failed": failed}))
+    """, jobs))
+    assert out["size"] == 100_000 * len(str(out["me"])) or out["pid"] != str(out["me"])
+    assert out["again"], "the bytes are read once"
+    if jobs == "1":  # no workers: made at once, here
+        assert out["pid"] == str(out["me"]) and out["returned"] >= 0.3
+        assert out["failed"] == "in this process: no bytes"
+    else:
+        assert out["pid"] != str(out["me"]) and out["returned"] < 0.3
+        assert "a worker process stopped without its result (exit code 1)" in out["failed"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_steps_started_one_after_another_give_each_result_once_it_is_done(jobs):
     """A later step does not hold up an earlier one's result: the worker goes on with it meanwhile."""
     out = json.loads(fresh_python("""
