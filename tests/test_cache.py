@@ -722,6 +722,36 @@ def test_paused_gc_leaves_what_the_step_kept_to_the_oldest_generation():
     assert all(id(x) in oldest for x in kept)
 
 
+def test_paused_gc_inside_a_step_that_froze_the_objects_before_it_leaves_them_frozen():
+    """As parallel.map_beside freezes the build's objects before its workers fork, a paused step beside them
+    (the search index's) leaves them frozen, and what it kept too: the next collection of the oldest
+    generation does not walk them all while the workers' results come back."""
+    gc.freeze()
+    try:
+        earlier = gc.get_freeze_count()
+        with paused_gc():
+            kept = [[n] for n in range(1000)]
+        assert gc.isenabled() and gc.get_freeze_count() >= earlier + len(kept)
+        assert not any(id(x) in {id(y) for y in gc.get_objects(2)} for x in kept[:10])
+    finally:
+        gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+
+
+def test_the_write_step_runs_with_the_collector_paused(content, tmp_path, monkeypatch):
+    from papercat import uptodate
+    seen = []
+    real = uptodate.site_files
+
+    def watched(out):
+        seen.append(gc.isenabled())
+        return real(out)
+
+    monkeypatch.setattr(uptodate, "site_files", watched)
+    run(content("c"), tmp_path / "site", tmp_path / "cache")
+    assert seen == [False] and gc.isenabled()
+
+
 def test_a_closed_stage_waits_in_a_temporary_file_and_is_saved_as_it_would_have_been(content, tmp_path, monkeypatch):
     spills = []
     real = Cache.spilled
