@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from .cache import Cache, code_fingerprint, digest_of
@@ -90,6 +91,7 @@ def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
     if found is None or found.inputs != inputs.key():
         return None
     now = site_files(out)
+    folder = os.fspath(out)
     if now == found.files:
         return found
     if len(now) != len(found.files):
@@ -97,7 +99,7 @@ def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
     for (path, size, mtime), (old_path, old_size, old_mtime), sha in zip(now, found.files, found.digests):
         if path != old_path or size != old_size:
             return None
-        if mtime != old_mtime and _sha256(out / path) != sha:
+        if mtime != old_mtime and _sha256(os.path.join(folder, path), size) != sha:
             return None
     found = replace(found, files=now)
     stage.put(_out_key(out), found)
@@ -126,7 +128,8 @@ def remember(cache: Cache, inputs: Inputs, out: Path, papers: int, venues: int, 
     files = site_files(out)
     cache.stage(STAGE, BuiltSite, single=True).put(
         _out_key(out), BuiltSite(inputs.key(), files,
-                                 tuple(digests.get(path) or _sha256(out / path) for path, _, _ in files),
+                                 tuple(digests.get(path) or _sha256(os.path.join(out, path), size)
+                                       for path, size, _ in files),
                                  tuple(keys.get(path) for path, _, _ in files),
                                  papers, venues, topics, file_count, warnings))
 
@@ -141,9 +144,21 @@ def site_files(out: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted((rel, st.st_size, st.st_mtime_ns) for rel, st in site_listing(os.fspath(out))[0].items()))
 
 
-def _sha256(path: Path) -> bytes:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").digest()
+def _sha256(path: str, size: int) -> bytes:
+    """Return the sha256 of the file at ``path``, whose size was ``size``: read whole, in one call mostly.
+
+    A touched site's check hashes every file (21,000 at 20,000 papers): a Path, a file object and
+    hashlib.file_digest's buffer cost more than the file (0.92 s against 0.6 s for the check). A file
+    that grew meanwhile is hashed in full all the same.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = os.read(fd, size + 1)
+        if len(data) > size:  # longer than it was: the rest too
+            data += b"".join(iter(partial(os.read, fd, 1 << 22), b""))
+    finally:
+        os.close(fd)
+    return hashlib.sha256(data).digest()
 
 
 def _name(path: Path) -> str:

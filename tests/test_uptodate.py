@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from collections.abc import Callable
@@ -146,7 +147,7 @@ def test_a_touched_file_compared_by_content_is_read_only_once(project, monkeypat
     _touch(project.out / "papers")
     read = []
     original = uptodate._sha256
-    monkeypatch.setattr(uptodate, "_sha256", lambda path: read.append(path) or original(path))
+    monkeypatch.setattr(uptodate, "_sha256", lambda path, size: read.append(Path(path)) or original(path, size))
     assert build(project, base_url=BASE_URL).catalog is None
     assert read and all(p.parent == project.out / "papers" for p in read), "only the touched files are read"
     read.clear()
@@ -164,3 +165,14 @@ def test_a_touched_file_with_other_bytes_makes_a_whole_build(project, tmp_path):
     build(Paths(project.content, fresh, project.templates, project.static, None), base_url=BASE_URL,
           record_history=False)
     assert tree(project.out) == tree(fresh)
+
+
+@pytest.mark.parametrize("listed", [0, 9_000, 10_000, 11_000])
+def test_a_file_is_hashed_whole_whatever_size_it_was_listed_with(tmp_path, listed):
+    """The check reads a touched file in one call of the size it was listed with; one that grew or shrank
+    since is hashed whole all the same (and then differs from the record)."""
+    from papercat import uptodate
+
+    data = os.urandom(10_000)
+    (tmp_path / "page.html").write_bytes(data)
+    assert uptodate._sha256(str(tmp_path / "page.html"), listed) == hashlib.sha256(data).digest()
