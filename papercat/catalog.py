@@ -239,8 +239,9 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
     held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places; the map's Layout)
     earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
-    # A catalog that is its own reference is laid out whole; a larger one on its reference's axes.
-    whole = len(reference) == len(oldest) < keyphrases.REFERENCE_MIN
+    # A catalog that is its own reference (keyphrases.reference_count) is laid out whole; a larger one on
+    # its reference's axes.
+    whole = len(oldest) < keyphrases.REFERENCE_MIN
     kept = held[3] if earlier is not None else None
 
     terms: list[related.PaperTerms] = []

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -257,19 +258,29 @@ def _same_bytes(out: str, rel: str, data: bytes, old: os.stat_result | None) -> 
     if old is None or not stat.S_ISREG(old.st_mode) or old.st_size != len(data):
         return None
     try:
-        fd = os.open(os.path.join(out, rel), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        held = read_listed(os.path.join(out, rel), len(data), follow=False)
     except OSError:
         return None
+    return stat.S_IMODE(old.st_mode) if held == data else None
+
+
+def read_listed(path: str, size: int, follow: bool = True, whole: bool = False) -> bytes:
+    """Return the bytes of the file at ``path``, listed as ``size`` bytes long, in one read mostly.
+
+    The read asks for one byte more, in case the file grew meanwhile (a longer file then shows it);
+    with ``whole``, the rest of such a file is read too. Unless ``follow``, a symbolic link is not.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW))
     try:
-        held = os.read(fd, len(data) + 1)  # one more byte, in case the file grew meanwhile
-        while len(held) < len(data):  # a short read, which regular files hardly give
-            chunk = os.read(fd, len(data) + 1 - len(held))
+        held = os.read(fd, size + 1)
+        while len(held) < size:  # a short read, which regular files hardly give
+            chunk = os.read(fd, size + 1 - len(held))
             if not chunk:
                 break
             held += chunk
-        return stat.S_IMODE(old.st_mode) if held == data else None
-    except OSError:
-        return None
+        if whole and len(held) > size:
+            held += b"".join(iter(partial(os.read, fd, 1 << 22), b""))
+        return held
     finally:
         os.close(fd)
 
