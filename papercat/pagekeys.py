@@ -13,7 +13,9 @@ it is, unrendered: a listing added to a large catalog renders the pages that cha
 
 Only the pages that opt in (``Page.keyed``) get keys: a paper's, whose context is small (the paper,
 and its related papers and neighbours as links). The others list many papers and mostly change when
-papers do; working out their keys would cost about what rendering them does.
+papers do; working out their keys would cost about what rendering them does. Data files made by a
+function may carry a key of their own (``pipeline.DataFile.key``: the search's doc shards, keyed by
+their documents' digests), kept the same way; they read nothing of the shared context.
 """
 
 from __future__ import annotations

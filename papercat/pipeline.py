@@ -123,6 +123,8 @@ class DataFile:
     path: str
     make: Callable[[], bytes]
     source: str  # what it is made from, for messages
+    # The digest of what it is made of, if it has one: kept as the last build left it while that is the same.
+    key: bytes | None = None
 
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
@@ -134,7 +136,7 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     Worker processes stage the pages and the ``data`` files (papers.json's too) as they make them;
     meanwhile this process stages the files ``beside`` makes (the search index's). Given ``last``
     (the last build's page keys: uptodate.last_pages), keyed pages get keys, and those whose key and
-    file are as the last build left them are kept unrendered (pagekeys.py).
+    file are as the last build left them are kept unrendered (pagekeys.py); so are data files with a key.
     """
     bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
@@ -154,20 +156,31 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
 
     def make(item: Page | DataFile) -> Staged:
         if isinstance(item, DataFile):
-            return staging.stage(item.path, item.make())
+            return _keyed_data(item) if keys is not None and item.key is not None else staging.stage(
+                item.path, item.make())
         if keys is not None and item.keyed:
             return _keyed(item)
         return staging.stage(item.path, _checked(paths, item, lambda: render_page(env, item, shared)))
+
+    def _kept(path: str, key: Callable[[PageKey], bytes | None]) -> Staged | None:
+        """Return the last build's file at ``path`` as staged, if ``key`` of its record is its key and the
+        file is as that build left it; else None."""
+        assert keys is not None
+        old = keys.last.get(path)
+        return staging.keep(path, *old[1:], key=old[0]) if old is not None and key(old[0]) == old[0].key else None
+
+    def _keyed_data(item: DataFile) -> Staged:
+        """Keep the data file if its key and file are the last build's; else make it, noting its key."""
+        assert item.key is not None
+        return _kept(item.path, lambda old: item.key) or staging.stage(item.path, item.make(), PageKey(item.key, ()))
 
     def _keyed(page: Page) -> Staged:
         """Keep the page if its key and file are the last build's; else render it, noting its key."""
         assert keys is not None
         own = page.own_context()
         context = keys.context(own)
-        old = keys.last.get(page.path)
-        if (context is not None and old is not None
-                and keys.key(page.template, page.path, context, old[0].reads) == old[0].key):
-            kept = staging.keep(page.path, *old[1:], key=old[0])
+        if context is not None:
+            kept = _kept(page.path, lambda old: keys.key(page.template, page.path, context, old.reads))
             if kept is not None:
                 return kept
         recording = keys.recording()
@@ -188,8 +201,8 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
                                plain=STAGED_PLAIN)
     staged += more
     if keys is not None:
-        log.info("kept %d of %d pages unrendered: their keys are the last build's",
-                 sum(not s.made for s in staged), len(pages))
+        log.info("kept %d of %d pages and data files unmade: their keys are the last build's",
+                 sum(not s.made for s in staged), len(items))
     staged.append(staging.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt"))
     staged.append(staging.add(urls.NOJEKYLL, b"", "GitHub Pages"))
     if paths.static.is_dir():
@@ -217,7 +230,7 @@ def index_files(work: SearchWork) -> dict[str, bytes]:
 
 def search_data(work: SearchWork) -> list[DataFile]:
     """Return the search files made of the documents alone (doc shards, facets), for any process to make."""
-    return [DataFile(f"{SEARCH_DIR}/{rel}", make, "the search index") for rel, make in work.doc_files()]
+    return [DataFile(f"{SEARCH_DIR}/{rel}", make, "the search index", key) for rel, make, key in work.doc_files()]
 
 
 def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str | None = None,

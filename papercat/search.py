@@ -592,7 +592,7 @@ def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
                  cache: Cache | None = None, order: Sequence[str] = ()) -> dict[str, bytes]:
     """Return every file of the site's search/ folder by its path below search/ (docs in ``order``)."""
     work = search_work(catalog, target, cache, order)
-    return {**{path: make() for path, make in work.doc_files()}, **work.files()}
+    return {**{path: make() for path, make, _ in work.doc_files()}, **work.files()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -628,11 +628,20 @@ class SearchWork:
         stage.close()  # the files are the caller's now: the cache keeps only what it will write
         return files
 
-    def doc_files(self) -> list[tuple[str, Callable[[], bytes]]]:
+    def doc_files(self) -> list[tuple[str, Callable[[], bytes], bytes | None]]:
         """Return the files shown with results (the doc shards, then the facets), each with the function
-        that makes it."""
-        shards = [(f"docs/{n}.json", partial(_doc_shard, self.docs, n)) for n in range(_shards(len(self.docs)))]
-        return [*shards, ("facets.json", partial(_facets, self.catalog, self.docs))]
+        that makes it and, with a cache, a key for a doc shard: the digest of what it is made of."""
+        shards = [(f"docs/{n}.json", partial(_doc_shard, self.docs, n), self._shard_key(n))
+                  for n in range(_shards(len(self.docs)))]
+        return [*shards, ("facets.json", partial(_facets, self.catalog, self.docs), None)]
+
+    def _shard_key(self, n: int) -> bytes | None:
+        """Return the digest of what doc shard ``n`` shows (texts by their doc_key), or None without a cache."""
+        if self.doc_keys is None:
+            return None
+        part = slice(n * DOC_SHARD_SIZE, (n + 1) * DOC_SHARD_SIZE)
+        return digest(f"doc shard {FORMAT_VERSION} {DOC_SHARD_SIZE}", b"".join(self.doc_keys[part]),
+                      _ENCODER.encode([[d.id, d.url, d.venues, d.topics] for d in self.docs[part]]))
 
 
 _FILES_STAGE = "search-catalog"

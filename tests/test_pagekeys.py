@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from markupsafe import Markup
 
-from papercat import pipeline
+from papercat import pipeline, search
 from papercat.pagekeys import Keys
 from papercat.pipeline import PROJECT_ROOT, Paths, build
 
@@ -209,3 +209,56 @@ def test_a_context_digest_tells_classes_and_values_apart(other):
 
 def test_a_context_digest_tells_markup_from_text():
     assert Keys.context({"abstract": Markup("<p>A</p>")}) != Keys.context({"abstract": "<p>A</p>"})
+
+
+@pytest.fixture
+def shards_made(monkeypatch) -> list[int]:
+    """The numbers of the doc shards the builds make, one paper a shard (small catalogs make them in this process)."""
+    made: list[int] = []
+    real = search._doc_shard
+
+    def doc_shard(docs, n):
+        made.append(n)
+        return real(docs, n)
+
+    monkeypatch.setattr(search, "DOC_SHARD_SIZE", 1)
+    monkeypatch.setattr(search, "_doc_shard", doc_shard)
+    return made
+
+
+def test_adding_a_listing_makes_only_the_new_doc_shards(project, shards_made, tmp_path):
+    build(project, base_url=BASE_URL)
+    assert sorted(shards_made) == [0, 1, 2, 3]
+    shards_made.clear()
+    _add_stars(project)
+    build(project, base_url=BASE_URL)
+    # The new listing's papers come last, in shards of their own; the earlier shards' papers are as they were.
+    assert sorted(shards_made) == [4, 5]
+    assert tree(project.out) == fresh(project, tmp_path)
+
+
+# The shards each change makes again: the titled paper's (the first), every one (the venue's slug is in
+# each), none (a page is not a shard).
+SHARD_CHANGES = {"a title given in papers.yaml": [0], "a venue's year changed": [0, 1, 2, 3],
+                 "a paper's page edited by hand": []}
+
+
+@pytest.mark.parametrize("change", list(SHARD_CHANGES))
+def test_a_kept_doc_shard_is_what_making_it_would_make(project, shards_made, tmp_path, change):
+    build(project, base_url=BASE_URL)
+    CHANGES[change](project)
+    shards_made.clear()
+    build(project, base_url=BASE_URL)
+    assert sorted(shards_made) == SHARD_CHANGES[change], change
+    assert tree(project.out) == fresh(project, tmp_path), change
+
+
+def test_a_doc_shard_edited_by_hand_is_made_again(project, shards_made, tmp_path):
+    build(project, base_url=BASE_URL)
+    shard = project.out / "search" / "docs" / "2.json"
+    shard.write_bytes(shard.read_bytes().replace(b'"id"', b'"Id"', 1))  # the same size, a new mtime
+    _add_stars(project)
+    shards_made.clear()
+    build(project, base_url=BASE_URL)
+    assert sorted(shards_made) == [2, 4, 5]
+    assert tree(project.out) == fresh(project, tmp_path)
