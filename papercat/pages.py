@@ -22,6 +22,11 @@ from .render import Page
 from .stats import catalog_stats
 
 
+# How many papers of each new listing "What's new" shows (in the listing's order), as the feeds show
+# their newest 100: the rest are on the venue's page. A whole conference is thousands of cards.
+NEWS_PAPERS = 100
+
+
 def shared_context(catalog: Catalog, config: SiteConfig) -> dict[str, Any]:
     """Return what every template may use: the site settings and lookups by slug."""
     return {
@@ -51,7 +56,8 @@ def _site_pages(catalog: Catalog, news: News, base_url: str | None) -> list[Page
         Page(urls.TOPICS, "topics.html", {"topics": catalog.topics, "by_topic": catalog.by_topic}),
         Page(urls.SEARCH, "search.html", {"venues": catalog.venues, "topics": catalog.topics}),
         Page(urls.WHATS_NEW, "whatsnew.html", {"groups": [
-            (arrival, venues[slug], [by_id[i] for i in ids]) for arrival, slug, ids in news.latest]}),
+            (arrival, venues[slug], [by_id[i] for i in ids[:NEWS_PAPERS]], len(ids))
+            for arrival, slug, ids in news.latest]}),
         # The contexts that take work (the map, the statistics, a venue's groups, a paper's) are
         # made where the page renders: in a worker process, mostly, rather than here, before the
         # workers start (0.1 s at 20,000 papers).

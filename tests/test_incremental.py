@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
+from papercat import pages
 from papercat.history import HISTORY_FILE, load_history
 from papercat.pipeline import Paths, build
 from tests.conftest import tree
@@ -185,3 +188,19 @@ def test_a_newer_venue_leaves_the_earlier_search_shards_alone(make_content, tmp_
     assert "search/docs/0.json" not in result.changes.written
     assert [d["text"][:20] for d in json.loads((site / "search" / "docs" / "1.json").read_bytes())] == \
         [s[:20] for s in STARS]
+
+
+def test_whats_new_shows_the_first_papers_of_a_large_listing(make_content, tmp_path, monkeypatch):
+    monkeypatch.setattr(pages, "NEWS_PAPERS", 3)
+    content = make_content({"graphs.txt": listing("ICML 2025 Papers", GRAPHS)})
+    site = tmp_path / "site"
+    build(Paths(content, site))
+    titles = [p["title"] for p in json.loads((site / "papers.json").read_text(encoding="utf-8"))["papers"]]
+    whats_new = (site / "new" / "index.html").read_text(encoding="utf-8")
+    assert whats_new.count('<li class="card"') == 3
+    shown = [whats_new.index(html.escape(title, quote=False)) for title in titles[:3]]
+    assert shown == sorted(shown), "the listing's first papers, in its order"
+    assert html.escape(titles[3], quote=False) not in whats_new
+    assert '<span class="count">4 papers</span>' in whats_new, "the count is the listing's"
+    assert re.search(r'Showing the first 3 of 4\. <a href="\.\./venues/icml-2025\.html">See every paper of ICML 2025</a>',
+                     whats_new)
