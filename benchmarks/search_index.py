@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from papercat.catalog import make_catalog
 from papercat.pipeline import read_content
+from papercat import search
 from papercat.search import plain_text, search_files
 
 VENUES = ["ICML 2025", "ICLR 2025", "NeurIPS 2024", "ACL 2024", "CVPR 2025"]
@@ -145,6 +146,16 @@ def run_node(site: Path, queries: list[dict], repeat: int = 3) -> list[dict]:
     return out
 
 
+def one_index(catalog) -> dict[str, bytes]:
+    """Return the search files of ``catalog`` as one unsplit index of one segment: the baseline."""
+    held = search.SEGMENT_DOCS
+    search.SEGMENT_DOCS = max(held, len(catalog.papers))
+    try:
+        return search_files(catalog, target=None)
+    finally:
+        search.SEGMENT_DOCS = held
+
+
 def bench(papers: int, work: Path) -> dict:
     """Build one synthetic catalog both ways and measure it."""
     content = work / f"content-{papers}"
@@ -157,7 +168,7 @@ def bench(papers: int, work: Path) -> dict:
     started = time.perf_counter()
     split = search_files(catalog)
     split_seconds = time.perf_counter() - started
-    single = search_files(catalog, target=None)
+    single = one_index(catalog)
     manifest = json.loads(split["manifest.json"])
     chunk_gz = sorted(gz(split[f]) for f, _ in manifest["chunkFiles"])
     sites = {"split": work / f"split-{papers}", "single": work / f"single-{papers}"}
@@ -183,7 +194,7 @@ def bench(papers: int, work: Path) -> dict:
     return {
         "papers": papers, "terms": terms, "catalog_s": catalog_seconds, "index_s": split_seconds,
         "chunks": len(chunk_gz), "chunk_gz_median": statistics.median(chunk_gz), "chunk_gz_max": chunk_gz[-1],
-        "total_gz": sum(gz(d) for d in split.values()), "single_gz": gz(single["t/root.json"]),
+        "total_gz": sum(gz(d) for d in split.values()), "single_gz": gz(single["t/0/root.json"]),
         "chunks_gz": sum(gz(split[f]) for f, _ in manifest["chunkFiles"]),
         "queries": list(queries), "split": found_by["split"], "single": found_by["single"],
     }

@@ -1,9 +1,11 @@
-"""The search files: one global Lunr index split by term prefix into small chunks, plus display data.
+"""The search files: a Lunr index in segments of papers, each split by term prefix into small chunks,
+plus display data.
 
 The browser (static/search/engine.js) downloads the manifest, then only the chunks holding the
-query's terms and the doc shards of the results it shows. Each chunk is itself a serialized lunr
-index that keeps the global term numbers and BM25 weights, so merging the chunks a query needs
-scores exactly as the whole index would. docs/search.md describes the layout.
+query's terms (in every segment) and the doc shards of the results it shows. Each chunk is itself a
+serialized lunr index that keeps the whole index's term numbers and BM25 weights (counted over the
+reference papers), so merging the chunks a query needs scores exactly as the whole index would, and
+a new listing rewrites only the segments its papers join. docs/search.md describes the layout.
 """
 
 from __future__ import annotations
@@ -23,20 +25,28 @@ from lunr import __TARGET_JS_VERSION__ as LUNR_TARGET_JS_VERSION
 
 from . import urls
 from .abstract import plain_text
-from .cache import Cache, digest, digest_of, paused_gc
+from .cache import Cache, digest, paused_gc
+from .enrich import keyphrases
 from .lunrjs import LUNR_VERSION, index_terms, search_pipeline, tokenize
 from .model import Catalog, Paper
 from .parallel import parallel_map
 from .text import counted
 
 SEARCH_DIR = "search"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 # Build-time boosts: a word of the title counts most, a coined name (GuardAgent) next, the abstract least.
 FIELDS = (("title", 10), ("names", 5), ("abstract", 1))
 DOC_SHARD_SIZE = 50
 # A chunk is split while its serialized JSON is larger than this (and holds more than one term).
 # About 4 bytes of JSON gzip to 1, so chunks come out at roughly 30-60 KB gzip; see docs/search.md.
 CHUNK_TARGET = 200_000
+# The documents, in arrival order, are indexed in segments of this many: each its own lunr index split
+# into chunks, weighted by the same reference statistics, so that a new listing rewrites only the last
+# segment or two (see _index_files).
+SEGMENT_DOCS = 4096
+# With several segments, a query reads a word's chunk in each: their chunks are split at this share of
+# the target, so that a word costs about what one chunk of one index would (6 segments at 21,000 papers).
+SEGMENT_TARGET_SHARE = 4
 
 _JSON = {"ensure_ascii": False, "sort_keys": True, "separators": (",", ":")}
 _ENCODER = json.JSONEncoder(**_JSON)  # what json.dumps(value, **_JSON) makes anew on every call
@@ -366,6 +376,13 @@ class Index:
     term: np.ndarray  # each element's term number
     weight: np.ndarray  # each element's weight, as its number in weights
     weights: np.ndarray  # the distinct weights, in order, rounded to 3 places as lunr.py rounds them
+    # Each term's number as the serialized index writes it (in the order of the term numbers), if not
+    # the term number itself: a segment's terms keep the numbers of the whole index (segment_index).
+    numbers: np.ndarray | None = None
+
+    def written(self) -> list[int]:
+        """Return each term's number as the serialized index writes it."""
+        return list(range(len(self.terms))) if self.numbers is None else self.numbers.tolist()
 
     def vectors(self) -> np.ndarray:
         """Return each element's field vector number."""
@@ -377,25 +394,31 @@ def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
     return index_of(refs, _analysed(docs))
 
 
-def index_of(refs: Sequence[str], columns: TermColumns) -> Index:
-    """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms.
+def index_of(refs: Sequence[str], columns: TermColumns, reference: int | None = None) -> Index:
+    """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms,
+    its weights counted over the first ``reference`` documents (all of them by default).
 
     lunr.py's builder re-tokenises every document and keeps a token set and Vector objects that
     serialization never uses. This follows its arithmetic operation for operation (BM25 with
     k1=1.2, b=0.75, its idf, rounding to 3 places), so the serialized index is the same to the byte;
-    tests/test_cache.py compares the two.
+    tests/test_cache.py compares the two. With a ``reference``, the number of documents, each term's
+    document frequency and the fields' mean lengths are those of the reference documents alone, as
+    lunr would count them over those: the weights of every document stay as they are while later
+    documents come and go.
     """
     if len(set(refs)) != len(refs):
         raise ValueError("search documents need distinct refs")
     size, fields = len(refs), len(FIELDS)
+    counted_docs = size if reference is None else min(reference, size)
     numbers, counts, sizes, field_lengths = columns.arrays()
     lengths = sizes.reshape(size * fields)  # elements per vector
-    average = [total / size for total in field_lengths.sum(axis=0).tolist()] if size else [0.0] * fields
+    average = ([total / counted_docs for total in field_lengths[:counted_docs].sum(axis=0).tolist()]
+               if counted_docs else [0.0] * fields)
     held = len(columns.terms)
     terms = numbers.astype(np.int64)
     # The documents holding a term in a field: the vectors holding it (a vector holds a term once).
-    with_term = np.bincount(terms, minlength=held)
-    x = (size - with_term + 0.5) / (with_term + 0.5)
+    with_term = np.bincount(terms[:int(sizes[:counted_docs].sum())], minlength=held)
+    x = (counted_docs - with_term + 0.5) / (with_term + 0.5)
     idf = np.array(list(map(math.log, (1 + np.abs(x)).tolist())), dtype=np.float64)  # Python's log, as lunr.py's
     # Each term of each field vector, scored at once: IEEE arithmetic in numpy gives the very doubles
     # Python's does, operation for operation. A field without terms has no elements to score: its
@@ -549,7 +572,7 @@ def _term_sizes(index: Index) -> dict[str, int]:
     field_refs = np.array([len(name) + 1 + len(ref) for ref in index.refs for name in names], dtype=np.int64)
     headers = (field_refs + 8) * 2 // np.maximum(index.lengths * 2, 2)
     weights = np.array([len(repr(w)) for w in index.weights.tolist()], dtype=np.int64)
-    digits = _digits(terms)
+    digits = _digits(terms) if index.numbers is None else np.fromiter(map(len, map(str, index.written())), np.int64, terms)
     elements = headers[vector] + 2 + digits[index.term] + weights[index.weight]
     # A posting is ["term",{"_index":n,"abstract":{"ref":{},...},...}]: the term, its number, and
     # `"ref":{},` per element, but one comma fewer per field that holds the term.
@@ -611,22 +634,37 @@ class SearchWork:
     doc_keys: list[bytes] | None  # each document's doc_key, with a cache
     target: int | None
     cache: Cache
-    key: bytes
-    found: dict[str, bytes] | None  # the index's files, from the cache
     fields: TextFields | None = None  # the titles' and abstracts' fields, worked out beside the catalog
 
     @paused_gc()
     def files(self) -> dict[str, bytes]:
-        """Return the index's files (chunks and manifest), made now unless the cache had them (and then
-        remembered there)."""
-        if self.found is not None:
-            return dict(self.found)
-        files = _index_files(self.catalog, self.docs,
-                             term_columns(self.docs, self.cache, self.doc_keys, self.fields), self.target)
-        stage = self.cache.stage(_FILES_STAGE, dict, single=True)
-        stage.put(self.key, files)
+        """Return the index's files (each segment's chunks, and the manifest): a segment's made now unless
+        the cache had them (and then remembered there)."""
+        bounds = segment_bounds(len(self.docs))
+        reference = reference_count(len(self.docs))
+        target = self.target if self.target is None or len(bounds) == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
+        stage = self.cache.stage(_SEGMENTS_STAGE, Segment)
+        keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
+        segments: list[Segment | None] = [stage.get(key) if key is not None else None for key in keys]
+        if None in segments:
+            columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
+            index = index_of([d.ref for d in self.docs], columns, reference)
+            for n, (start, stop) in enumerate(bounds):
+                if segments[n] is None:
+                    segments[n] = made = _segment_files(segment_index(index, start, stop), n, target)
+                    if keys[n] is not None:
+                        stage.put(keys[n], made)
         stage.close()  # the files are the caller's now: the cache keeps only what it will write
-        return files
+        return _index_files(self.catalog, len(self.docs), bounds, segments)  # type: ignore[arg-type]
+
+    def _segment_key(self, start: int, stop: int, reference: int, target: int | None) -> bytes | None:
+        """Return the digest of what the segment of documents ``start:stop`` is made of (texts by their
+        doc_key), or None without a cache: the reference documents' terms (its weights), and those of
+        every document up to its last (its own, and the numbers of its terms: by first use)."""
+        if self.doc_keys is None:
+            return None
+        return digest(f"search segment {FORMAT_VERSION} {target} {start} {stop} {reference}",
+                      b"".join(self.doc_keys[:max(reference, stop)]))
 
     def doc_files(self) -> list[tuple[str, Callable[[], bytes], bytes | None]]:
         """Return the files shown with results (the doc shards, then the facets), each with the function
@@ -644,57 +682,94 @@ class SearchWork:
                       _ENCODER.encode([[d.id, d.url, d.venues, d.topics] for d in self.docs[part]]))
 
 
-_FILES_STAGE = "search-catalog"
+_SEGMENTS_STAGE = "search-segments"
 
 
 @paused_gc()
 def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET, cache: Cache | None = None,
                 order: Sequence[str] = (), fields: TextFields | None = None) -> SearchWork:
-    """Return the search documents (those of ``order``, ids, first) and the index's files if the cache has them;
+    """Return the search documents (those of ``order``, ids, first), with the files made of them to make;
     the papers' title and abstract fields are taken from ``fields``, where they are."""
     cache = cache or Cache()
     docs = search_docs(catalog, order)
-    # The index is a function of the search documents, the venues and topics, and the target alone;
-    # any other change to them is a change of code, which the cache's code fingerprint catches. Without
-    # a cache nothing is looked up by the key, and hashing every document would be time lost. With
-    # one, each document's texts are hashed once (24 MB at 20,000 papers): their digest keys the
-    # document's terms and stands for the texts in the index's key.
+    # With a cache, each document's texts are hashed once (24 MB at 20,000 papers): their digest keys
+    # the document's terms, and stands for the texts in the keys of its segment and its doc shard.
+    # Without one nothing is looked up by them, and hashing every document would be time lost.
     doc_keys = [doc_key(d) for d in docs] if cache.enabled else None
-    key = digest_of(_catalog_parts(catalog, docs, doc_keys, target)) if doc_keys is not None else bytes(32)
-    return SearchWork(catalog, docs, doc_keys, target, cache, key,
-                      cache.stage(_FILES_STAGE, dict, single=True).get(key), fields)
+    return SearchWork(catalog, docs, doc_keys, target, cache, fields)
 
 
-def _catalog_parts(catalog: Catalog, docs: list[SearchDoc], doc_keys: list[bytes],
-                   target: int | None) -> Iterator[str | bytes]:
-    """Yield everything the search files are made of, for the cache key (texts by their doc_key)."""
-    yield f"search files {FORMAT_VERSION} {target} {len(docs)} {len(catalog.venues)} {len(catalog.topics)}"
-    # The documents' other fields as one JSON text, not part by part: a part costs as much to hash as
-    # a kilobyte of text, and a document has about ten.
-    yield b"".join(doc_keys)
-    yield _ENCODER.encode([[d.ref, d.id, d.url, d.venues, d.topics] for d in docs])
-    for v in catalog.venues:
-        yield from (v.slug, v.label)
-    for t in catalog.topics:
-        yield from (t.slug, t.name)
+def segment_bounds(docs: int) -> list[tuple[int, int]]:
+    """Return the segments of ``docs`` documents as (start, stop): SEGMENT_DOCS each, the last one shorter."""
+    return [(start, min(start + SEGMENT_DOCS, docs)) for start in range(0, docs, SEGMENT_DOCS)] or [(0, 0)]
 
 
-def _index_files(catalog: Catalog, docs: list[SearchDoc], terms: TermColumns,
-                 target: int | None) -> dict[str, bytes]:
-    """Return the index's chunks and the manifest that finds them (and the other files)."""
-    index = index_of([d.ref for d in docs], terms)
+def reference_count(docs: int) -> int:
+    """Return how many of the first documents the index's weights are counted over: as the keyphrases
+    and related papers count theirs (``keyphrases.reference_count``): all of them below 4,096, else
+    the largest power of two the catalog reaches. A new listing moves no earlier document's weight
+    until the catalog doubles."""
+    return keyphrases.reference_count(docs)
+
+
+def segment_index(index: Index, start: int, stop: int) -> Index:
+    """Return the part of ``index`` that holds documents ``start:stop``, as an index of its own.
+
+    Its terms are those the documents hold, in the order of their numbers in ``index``, and written
+    with those numbers: every segment numbers a term as the whole index does, so the browser merges
+    the chunks of several segments as those of one index (and sums a query's scores in the same
+    order). The weights are ``index``'s. The whole index is its own segment, unchanged.
+    """
+    fields = len(FIELDS)
+    if start == 0 and stop == len(index.refs):
+        return index
+    ends = np.cumsum(index.lengths)
+    first = int(ends[start * fields - 1]) if start else 0
+    last = int(ends[stop * fields - 1]) if stop else 0
+    used, term = np.unique(index.term[first:last], return_inverse=True)
+    return Index(index.refs[start:stop], tuple(np.array(index.terms, dtype=object)[used].tolist()),
+                 index.lengths[start * fields:stop * fields], term.astype(np.int64), index.weight[first:last],
+                 index.weights, used)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment's chunk files, in order, and the manifest's keys that find them (file numbers counted
+    from the segment's first file)."""
+
+    files: tuple[tuple[str, bytes], ...]  # (path below search/, JSON)
+    keys: tuple[tuple[str, int, int], ...]  # (prefix, exact, file number in the segment)
+
+
+def _segment_files(index: Index, number: int, target: int | None) -> Segment:
+    """Return segment ``number``'s chunks: ``index`` split by term prefix, its files below t/<number>/."""
     chunks = split_index(index, target)
-    files = {chunk.file: data for chunk, data in zip(chunks, _chunk_data(index, chunks))}
+    return Segment(tuple((f"t/{number}/{c.file.removeprefix('t/')}", data) for c, data in zip(chunks, _chunk_data(index, chunks))),
+                   tuple((key, int(exact), n) for n, c in enumerate(chunks) for key, exact in c.keys))
+
+
+def _index_files(catalog: Catalog, docs: int, bounds: list[tuple[int, int]], segments: list[Segment]) -> dict[str, bytes]:
+    """Return the segments' chunks and the manifest that finds them (and the other files)."""
+    files: dict[str, bytes] = {}
+    keys: list[list[Any]] = []
+    table = []
+    for (start, stop), segment in zip(bounds, segments):
+        first = len(files)
+        keys += [[key, exact, first + n] for key, exact, n in segment.keys]
+        files.update(segment.files)
+        table.append({"docs": [start, stop], "files": [first, len(files)]})
     files["manifest.json"] = _dump({
         "version": FORMAT_VERSION,
         "lunr": LUNR_VERSION,
-        "docs": len(docs),
+        "docs": docs,
         "docShardSize": DOC_SHARD_SIZE,
         "fields": [list(f) for f in FIELDS],
-        # [prefix, exact, file number]: a term lives in the chunk of the exact key equal to it, else
-        # in the chunk of the longest non-exact key it starts with.
-        "chunks": sorted([key, int(exact), n] for n, c in enumerate(chunks) for key, exact in c.keys),
-        "chunkFiles": [[c.file, len(files[c.file])] for c in chunks],
+        # Each segment's documents (refs start:stop) and chunk files (first:last of chunkFiles).
+        "segments": table,
+        # [prefix, exact, file number]: in each segment, a term lives in the chunk of the exact key equal
+        # to it, else in the chunk of the longest non-exact key it starts with.
+        "chunks": sorted(keys),
+        "chunkFiles": [[name, len(data)] for name, data in files.items()],
         "venues": [[v.slug, v.label] for v in catalog.venues],
         "topics": [[t.slug, t.name] for t in catalog.topics],
     })
@@ -770,12 +845,12 @@ def _pieces(index: Index) -> tuple[_Pieces, dict[str, int]]:
     """Return the pieces of text the index's chunks are made of, and the number of the first of each kind."""
     encode, first_key = _encode_string, _encode_string(_KEYS[0])
     kinds = {
-        "term": (f"{n}," for n in range(len(index.terms))),
+        "term": (f"{n}," for n in index.written()),
         "weight": map(repr, index.weights.tolist()),
         "head": (f"[{encode(f'{name}/{ref}')},[" for ref in index.refs for name, _ in FIELDS),  # opens a part
         "ref": (f"{encode(ref)}:{{}}" for ref in index.refs),
         "more ref": (f",{encode(ref)}:{{}}" for ref in index.refs),
-        "posting": (f'[{encode(term)},{{"_index":{n},{first_key}:{{' for n, term in enumerate(index.terms)),
+        "posting": (f'[{encode(term)},{{"_index":{n},{first_key}:{{' for n, term in zip(index.written(), index.terms)),
         "next field": (f"}},{encode(key)}:{{" for key in _KEYS[1:]),  # closes a field's refs, opens the next's
     }
     encoded = [piece.encode() for piece in _FIXED_PIECES]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import pickle
 import random
@@ -46,8 +47,8 @@ NEW = [
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
 STAGES = ["listings", "abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "related", "related-state",
-          "names", "search", "search-catalog", "site"]
-SINGLE = ["keyphrase-statistics", "related-state", "search-catalog", "site"]  # one entry each
+          "names", "search", "search-segments", "site"]
+SINGLE = ["keyphrase-statistics", "related-state", "site"]  # one entry each
 
 
 def listing(header: str, abstracts: list[str]) -> str:
@@ -79,7 +80,7 @@ def calls(monkeypatch) -> Counter:
     counts: Counter = Counter()
     targets = [(listing_module, "parse_listing"), (catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
                (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate_beside"),
-               (search, "doc_terms"), (search, "_index_files"), (catalog, "method_names")]
+               (search, "doc_terms"), (search, "_segment_files"), (catalog, "method_names")]
     for module, name in targets:
         monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
     return counts
@@ -128,7 +129,7 @@ def test_the_bundled_catalog_is_the_same_from_a_warm_cache(tmp_path):
 def test_a_warm_rebuild_computes_nothing_and_writes_no_cache_file(content, tmp_path, calls):
     folder = content("c")
     run(folder, tmp_path / "site", tmp_path / "cache")
-    assert calls["render_abstract"] == 7 and calls["pick"] == 1 and calls["_index_files"] == 1
+    assert calls["render_abstract"] == 7 and calls["pick"] == 1 and calls["_segment_files"] == 1
     before = snapshot(tmp_path / "cache")
     calls.clear()
     run(folder, tmp_path / "site", tmp_path / "cache")
@@ -167,7 +168,7 @@ def test_adding_a_listing_analyses_only_the_new_papers(content, tmp_path, calls)
     assert calls["terms"] == 0  # the new papers' terms are counted as they are analysed
     # The catalog-wide steps run again, once; a search document is analysed again only when its text
     # changed (a new paper, or keyphrases moved by the new papers' word counts).
-    assert calls["pick"] == calls["relate_beside"] == calls["_index_files"] == 1
+    assert calls["pick"] == calls["relate_beside"] == calls["_segment_files"] == 1
     assert 2 <= calls["doc_terms"] <= 9
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(plain, tmp_path / "plain")
@@ -289,7 +290,7 @@ def test_entries_of_removed_papers_are_pruned(content, tmp_path):
     # The search documents' terms are one entry, in columns: the documents of this build only.
     (terms,) = entries(tmp_path / "cache", "search").values()
     assert terms.doc_keys() == [search.doc_key(d) for d in search.search_docs(result.catalog)]
-    for name in ("keyphrase-statistics", "related-state", "search-catalog"):
+    for name in ("keyphrase-statistics", "related-state", "search-segments"):  # one segment of 7 papers
         assert len(entries(tmp_path / "cache", name)) == 1
 
 
@@ -776,3 +777,47 @@ def test_a_closed_stage_waits_in_a_temporary_file_and_is_saved_as_it_would_have_
     monkeypatch.setattr(Cache, "spilled", lambda self, part: part)  # the payloads held in memory instead
     assert spilling == two_builds("holding")
     assert tree(tmp_path / "site-spilling") == tree(tmp_path / "site-holding")
+
+
+def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp_path, calls, monkeypatch):
+    # Segments of 3 documents, weighted by the first 6: the 7 papers fill segments 0-2, the 2 new ones
+    # join segment 2 and leave segments 0 and 1 (and the weights) as they were.
+    monkeypatch.setattr(search, "SEGMENT_DOCS", 3)
+    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))  # keyphrases' too
+    folder, plain = content("c"), content("plain")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    run(plain, tmp_path / "plain")
+    assert calls["_segment_files"] == 3 + 3
+    made: list[int] = []
+    real = search._segment_files
+    monkeypatch.setattr(search, "_segment_files", lambda index, number, target: made.append(number) or real(
+        index, number, target))
+    (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    assert made == [2]
+    manifest = json.loads((tmp_path / "site" / "search" / "manifest.json").read_text(encoding="utf-8"))
+    assert [s["docs"] for s in manifest["segments"]] == [[0, 3], [3, 6], [6, 9]]
+    (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+    run(plain, tmp_path / "plain")
+    # The search files only: the map lays small catalogs out whole, whatever the patched reference.
+    assert tree(tmp_path / "plain" / "search") == tree(tmp_path / "site" / "search")
+
+
+def test_reference_weights_leave_the_earlier_documents_weights_as_they_were(bundled_catalog):
+    docs = search.search_docs(bundled_catalog)
+
+    def weights(size: int, reference: int | None) -> dict[str, list[tuple[str, float]]]:
+        part = docs[:size]
+        index = search.index_of([d.ref for d in part], search.term_columns(part), reference)
+        out, start = {}, 0
+        for v, length in enumerate(index.lengths.tolist()):
+            out[f"{v}"] = [(index.terms[t], float(index.weights[w])) for t, w in
+                           zip(index.term[start:start + length].tolist(), index.weight[start:start + length].tolist())]
+            start += length
+        return out
+
+    earlier = weights(40, 30)
+    later = weights(len(docs), 30)
+    assert all(later[v] == earlier[v] for v in earlier)  # the first 40 documents' vectors
+    assert weights(len(docs), None) == weights(len(docs), len(docs))
+    assert weights(len(docs), None) != later, "a reference other than the whole catalog weighs otherwise"

@@ -15,6 +15,7 @@ import pytest
 from papercat.catalog import make_catalog
 from papercat.lunrjs import STOP_WORDS, pipeline_terms
 from papercat.pipeline import Paths, build, read_content
+from papercat import search as search_module
 from papercat.search import plain_text, search_docs, search_files
 from tests.conftest import BUNDLED
 from tests.searchnode import search
@@ -199,6 +200,27 @@ def test_split_index_scores_exactly_as_one_unsplit_index(catalog, tmp_path, targ
         assert a["results"] == b["results"], q
         chunk_counts.append(sum(f.startswith("t/") for f in a["fetched"]))
     assert max(chunk_counts) > 2  # some queries did merge several chunks
+
+
+@pytest.mark.parametrize("target", [3000, None])
+def test_segments_score_exactly_as_one_unsegmented_index(catalog, tmp_path, monkeypatch, target):
+    # Segments of 10 documents (the bundled catalog is its own reference: the weights are the same).
+    single = search_only_site(catalog, tmp_path / "single", None)
+    with monkeypatch.context() as patched:
+        patched.setattr(search_module, "SEGMENT_DOCS", 10)
+        segmented = search_only_site(catalog, tmp_path / "segmented", target)
+    manifest = json.loads((segmented / "search" / "manifest.json").read_text())
+    assert len(manifest["segments"]) == 6
+    queries = [{"q": q, "limit": LIMIT} for q in QUERIES]
+    ours, theirs = search(segmented, queries, fresh=True, typos=False), search(single, queries, typos=False)
+    for q, a, b in zip(QUERIES, ours, theirs):
+        assert a["total"] == b["total"] > 0, q
+        assert a["results"] == b["results"], q
+        assert len({f.split("/")[1] for f in a["fetched"] if f.startswith("t/")}) > 1, q  # several segments read
+    # Typo matches too, when every chunk is loaded (a single chunk per segment).
+    if target is None:
+        typed = zip(search(segmented, queries, fresh=True), search(single, queries))
+        assert all((a["total"], a["results"]) == (b["total"], b["results"]) for a, b in typed)
 
 
 def test_typo_matches_come_from_the_loaded_chunks_only(catalog, tmp_path):

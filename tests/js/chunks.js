@@ -1,5 +1,6 @@
 /* Checks a built search/ folder with lunr.js: every chunk loads as a lunr index, and the
- * manifest's chunk map (engine.js ChunkMap) sends every term, and every prefix of it, to its chunk.
+ * manifest's chunk map (engine.js ChunkMap) sends every term, and every prefix of it, to its chunk in
+ * its segment.
  *
  * stdin {"site": "<built site folder>"}; stdout {"chunks", "terms", "errors": [message]}.
  */
@@ -26,9 +27,9 @@ manifest.chunkFiles.forEach(([file, size], n) => {
   for (const [term] of chunk.invertedIndex) {
     terms += 1;
     if (!index.invertedIndex[term]) errors.push(`${file}: ${JSON.stringify(term)} not loaded`);
-    if (map.fileOf(term) !== n) {
-      errors.push(`${JSON.stringify(term)} is in ${file} but the map says ${map.fileOf(term)}`);
-    }
+    const own = map.segments[map.segmentOf[n]].fileOf(term);
+    if (own !== n) errors.push(`${JSON.stringify(term)} is in ${file} but its segment's map says ${own}`);
+    if (!map.filesOf(term).includes(n)) errors.push(`${JSON.stringify(term)}: the map's files miss ${file}`);
     for (let k = 1; k <= term.length; k++) {
       if (!map.filesWithPrefix(term.slice(0, k)).includes(n)) {
         errors.push(`prefix ${JSON.stringify(term.slice(0, k))} of ${JSON.stringify(term)} misses ${file}`);

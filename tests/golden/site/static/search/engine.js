@@ -1,4 +1,5 @@
-/* papercat search engine: queries the prebuilt, prefix-chunked Lunr index in search/.
+/* papercat search engine: queries the prebuilt Lunr index in search/, in segments of papers, each
+ * split into chunks by term prefix.
  *
  * Plain ES2017 with no dependencies but lunr.js, which the caller passes in. Works through
  * importScripts() in a Web Worker (global PapercatSearch) and through require() in Node.
@@ -13,7 +14,7 @@
  * Options besides lunr and fetchJson: chunkBudget (bytes of chunk JSON one query may read, default
  * 2,400,000) and typos (false turns off the one-edit typo clause).
  *
- * relPath is relative to the site's search/ folder ("manifest.json", "t/7472.json", "docs/0.json").
+ * relPath is relative to the site's search/ folder ("manifest.json", "t/0/7472.json", "docs/0.json").
  * Nothing here produces HTML: titles and snippet segments are plain text for textContent.
  * docs/search.md explains the files, how chunks are chosen and how scores are combined.
  */
@@ -62,19 +63,33 @@
     return words;
   }
 
-  /** Merge chunk indexes into one serialized lunr index: their terms, and each field vector's elements. */
+  /**
+   * Merge chunk indexes into one serialized lunr index: their terms, and each field vector's elements.
+   * Every segment numbers a term as one index over all documents would: a term held by the chunks of
+   * several segments has one number, and its postings are joined.
+   */
   function mergeChunks(chunks) {
     if (chunks.length === 1) return chunks[0];
-    var inverted = [];
+    var entries = new Map(); // term -> [term, posting]
     var parts = new Map();
     chunks.forEach(function (chunk) {
-      chunk.invertedIndex.forEach(function (entry) { inverted.push(entry); });
+      chunk.invertedIndex.forEach(function (entry) {
+        var held = entries.get(entry[0]);
+        if (!held) {
+          entries.set(entry[0], entry);
+          return;
+        }
+        var posting = { _index: held[1]._index }; // a new object: the chunks stay as they were loaded
+        chunk.fields.forEach(function (field) { posting[field] = Object.assign({}, held[1][field], entry[1][field]); });
+        entries.set(entry[0], [entry[0], posting]);
+      });
       chunk.fieldVectors.forEach(function (vector) {
         var list = parts.get(vector[0]);
         if (!list) parts.set(vector[0], (list = []));
         list.push(vector[1]);
       });
     });
+    var inverted = Array.from(entries.values());
     // lunr's TokenSet builder needs its words in JavaScript string order.
     inverted.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; });
     var vectors = [];
@@ -97,20 +112,19 @@
              pipeline: first.pipeline };
   }
 
-  /** Where terms live: the manifest's [prefix, exact, file] keys, looked up as docs/search.md says. */
-  function ChunkMap(manifest) {
+  /** Where one segment's terms live: its [prefix, exact, file] keys, looked up as docs/search.md says. */
+  function SegmentMap(keys) {
     this.exact = new Map();
     this.prefix = new Map();
-    this.keys = manifest.chunks;
-    this.sizes = manifest.chunkFiles.map(function (file) { return file[1]; });
-    for (var i = 0; i < manifest.chunks.length; i++) {
-      var key = manifest.chunks[i];
+    this.keys = keys;
+    for (var i = 0; i < keys.length; i++) {
+      var key = keys[i];
       (key[1] ? this.exact : this.prefix).set(key[0], key[2]);
     }
   }
 
-  /** The file holding ``term``, or -1 when no indexed term can be it. */
-  ChunkMap.prototype.fileOf = function (term) {
+  /** The file holding ``term``, or -1 when no indexed term of the segment can be it. */
+  SegmentMap.prototype.fileOf = function (term) {
     if (this.exact.has(term)) return this.exact.get(term);
     for (var n = term.length; n >= 0; n--) {
       var file = this.prefix.get(term.slice(0, n));
@@ -119,8 +133,8 @@
     return -1;
   };
 
-  /** The files holding every term that starts with ``start``. */
-  ChunkMap.prototype.filesWithPrefix = function (start) {
+  /** The files of the segment holding every term that starts with ``start``. */
+  SegmentMap.prototype.filesWithPrefix = function (start) {
     var files = [];
     var outer = this.fileOf(start); // a chunk of a shorter prefix may hold them all
     if (outer >= 0) files.push(outer);
@@ -128,6 +142,37 @@
       var key = this.keys[i];
       if (key[0].length > start.length && key[0].slice(0, start.length) === start) files.push(key[2]);
     }
+    return files;
+  };
+
+  /** Where terms live: in each segment of the manifest, the chunk its keys name (file numbers are
+   * the manifest's, over all segments). */
+  function ChunkMap(manifest) {
+    this.sizes = manifest.chunkFiles.map(function (file) { return file[1]; });
+    this.segmentOf = [];
+    var segments = manifest.segments;
+    var self = this;
+    this.segments = segments.map(function (segment, s) {
+      var files = segment.files;
+      for (var f = files[0]; f < files[1]; f++) self.segmentOf[f] = s;
+      return new SegmentMap(manifest.chunks.filter(function (key) { return key[2] >= files[0] && key[2] < files[1]; }));
+    });
+  }
+
+  /** The files holding ``term``: one in each segment where an indexed term can be it. */
+  ChunkMap.prototype.filesOf = function (term) {
+    var files = [];
+    this.segments.forEach(function (segment) {
+      var file = segment.fileOf(term);
+      if (file >= 0) files.push(file);
+    });
+    return files;
+  };
+
+  /** The files holding every term that starts with ``start``, in every segment. */
+  ChunkMap.prototype.filesWithPrefix = function (start) {
+    var files = [];
+    this.segments.forEach(function (segment) { files = files.concat(segment.filesWithPrefix(start)); });
     return files;
   };
 
@@ -175,15 +220,19 @@
     function plan(allWords) {
       var files = new Set();
       var size = 0;
-      var own = allWords.map(function (word) { return chunkMap.fileOf(word.term); });
-      var cost = function (file) { return file < 0 || files.has(file) ? 0 : chunkMap.sizes[file]; };
+      var own = allWords.map(function (word) { return chunkMap.filesOf(word.term); });
+      var cost = function (list) {
+        var more = 0;
+        list.forEach(function (file) { if (!files.has(file)) more += chunkMap.sizes[file]; });
+        return more;
+      };
       var order = allWords.map(function (word, i) { return i; });
       order.sort(function (a, b) { return cost(own[a]) - cost(own[b]) || a - b; });
       var kept = [];
       order.forEach(function (i) {
         var more = cost(own[i]);
         if (files.size && size + more > budget) return;
-        if (own[i] >= 0) files.add(own[i]);
+        own[i].forEach(function (file) { files.add(file); });
         size += more;
         kept[i] = true;
       });
