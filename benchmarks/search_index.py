@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from papercat import search
 from papercat.catalog import make_catalog
 from papercat.pipeline import read_content
-from papercat import search
 from papercat.search import plain_text, search_files
 
 VENUES = ["ICML 2025", "ICLR 2025", "NeurIPS 2024", "ACL 2024", "CVPR 2025"]

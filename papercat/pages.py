@@ -21,7 +21,6 @@ from .paper_map import paper_map
 from .render import Page
 from .stats import catalog_stats
 
-
 # How many papers of each new listing "What's new" shows (in the listing's order), as the feeds show
 # their newest 100: the rest are on the venue's page. A whole conference is thousands of cards.
 NEWS_PAPERS = 100

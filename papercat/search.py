@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import accumulate, chain, count
