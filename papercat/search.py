@@ -641,7 +641,7 @@ class SearchWork:
         """Return the index's files (each segment's chunks, and the manifest): a segment's made now unless
         the cache had them (and then remembered there)."""
         bounds = segment_bounds(len(self.docs))
-        reference = reference_count(len(self.docs))
+        reference = keyphrases.reference_count(len(self.docs))  # weights counted as keyphrases' are
         target = self.target if self.target is None or len(bounds) == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
         stage = self.cache.stage(_SEGMENTS_STAGE, Segment)
         keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
@@ -702,14 +702,6 @@ def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET, cache: Cach
 def segment_bounds(docs: int) -> list[tuple[int, int]]:
     """Return the segments of ``docs`` documents as (start, stop): SEGMENT_DOCS each, the last one shorter."""
     return [(start, min(start + SEGMENT_DOCS, docs)) for start in range(0, docs, SEGMENT_DOCS)] or [(0, 0)]
-
-
-def reference_count(docs: int) -> int:
-    """Return how many of the first documents the index's weights are counted over: as the keyphrases
-    and related papers count theirs (``keyphrases.reference_count``): all of them below 4,096, else
-    the largest power of two the catalog reaches. A new listing moves no earlier document's weight
-    until the catalog doubles."""
-    return keyphrases.reference_count(docs)
 
 
 def segment_index(index: Index, start: int, stop: int) -> Index:

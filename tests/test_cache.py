@@ -783,7 +783,7 @@ def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp
     # Segments of 3 documents, weighted by the first 6: the 7 papers fill segments 0-2, the 2 new ones
     # join segment 2 and leave segments 0 and 1 (and the weights) as they were.
     monkeypatch.setattr(search, "SEGMENT_DOCS", 3)
-    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))  # keyphrases' too
+    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))  # the search index weighs by it too
     folder, plain = content("c"), content("plain")
     run(folder, tmp_path / "site", tmp_path / "cache")
     run(plain, tmp_path / "plain")
