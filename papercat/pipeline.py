@@ -40,7 +40,7 @@ from .pages import papers_json, shared_context, site_pages
 from .parallel import map_beside
 from .progress import NO_PROGRESS, Progress, Stage
 from .render import Page, make_environment, render_page
-from .search import SEARCH_DIR, SearchWork, TextFields, search_work, terms_cached
+from .search import SEARCH_DIR, IndexFile, SearchWork, TextFields, search_work, terms_cached
 from .uptodate import Inputs, built_site, last_pages, read_inputs, remember
 from .urls import normalise_base_url
 from .writer import STAGED_PLAIN, Staged, Staging, WriteReport
@@ -128,15 +128,17 @@ class DataFile:
 
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
-                bar: Stage | None = None, beside: Callable[[], dict[str, bytes]] = dict,
+                bar: Stage | None = None, beside: Callable[[Callable[[str, bytes], bool]], list[IndexFile]] = list,
                 data: Sequence[DataFile] = (), last: Mapping[str, LastPage] | None = None
                 ) -> list[Staged]:
     """Render every page and data file into ``staging``, advancing ``bar`` per file; return them staged.
 
     Worker processes stage the pages and the ``data`` files (papers.json's too) as they make them;
-    meanwhile this process stages the files ``beside`` makes (the search index's). Given ``last``
-    (the last build's page keys: uptodate.last_pages), keyed pages get keys, and those whose key and
-    file are as the last build left them are kept unrendered (pagekeys.py); so are data files with a key.
+    meanwhile this process stages the files ``beside(keep)`` makes (the search index's: see
+    ``index_files``). Given ``last`` (the last build's page keys: uptodate.last_pages), keyed pages get
+    keys, and those whose key and file are as the last build left them are kept unrendered
+    (pagekeys.py); so are data files with a key, and the files ``beside`` gives without bytes (those
+    ``keep(path, key)`` finds so).
     """
     bar = bar or Stage("rendering")
     env = make_environment(paths.templates)
@@ -165,9 +167,18 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     def _kept(path: str, key: Callable[[PageKey], bytes | None]) -> Staged | None:
         """Return the last build's file at ``path`` as staged, if ``key`` of its record is its key and the
         file is as that build left it; else None."""
-        assert keys is not None
-        old = keys.last.get(path)
+        old = keys.last.get(path) if keys is not None else None
         return staging.keep(path, *old[1:], key=old[0]) if old is not None and key(old[0]) == old[0].key else None
+
+    def _index_file(file: IndexFile) -> Staged:
+        """Stage a file of the search index made beside the pages, or keep the last build's (no bytes)."""
+        staging.claim(file.path, "the search index")
+        key = PageKey(file.key, ()) if keys is not None and file.key is not None else None
+        if file.data is not None:
+            return staging.stage(file.path, file.data, key)
+        kept = _kept(file.path, lambda old: file.key)
+        assert kept is not None, f"{file.path} was found kept, and is not"
+        return kept
 
     def _keyed_data(item: DataFile) -> Staged:
         """Keep the data file if its key and file are the last build's; else make it, noting its key."""
@@ -196,9 +207,10 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     # (the papers' pages, the keyed ones) after, so that no worker is left alone with a long run at
     # the end while the other idles. The order of ``staged`` does not matter.
     by_length = [*items[len(pages):][::-1], *sorted(pages, key=lambda page: page.keyed)]
-    staged, more = map_beside(make, by_length, lambda: [staging.add(path, made, "the search index")
-                                                    for path, made in beside().items()], bar.advance,
-                               plain=STAGED_PLAIN)
+    staged, more = map_beside(make, by_length,
+                              lambda: [_index_file(file) for file in beside(lambda path, key: _kept(path, lambda old: key)
+                                                                            is not None)],
+                              bar.advance, plain=STAGED_PLAIN)
     staged += more
     if keys is not None:
         log.info("kept %d of %d pages and data files unmade: their keys are the last build's",
@@ -223,9 +235,11 @@ def _checked(paths: Paths, page: Page, make: Callable[[], T]) -> T:
                            "expected a template that uses only the documented context") from exc
 
 
-def index_files(work: SearchWork) -> dict[str, bytes]:
-    """Return the search index's files by their path in the site."""
-    return {f"{SEARCH_DIR}/{rel}": data for rel, data in sorted(work.files().items())}
+def index_files(work: SearchWork, keep: Callable[[str, bytes], bool]) -> list[IndexFile]:
+    """Return the search index's files (``SearchWork.files``) with their paths in the site, in order of path;
+    ``keep(path, key)`` says whether the last build's file of that key is there to keep."""
+    files = work.files(lambda rel, key: keep(f"{SEARCH_DIR}/{rel}", key))
+    return sorted((replace(file, path=f"{SEARCH_DIR}/{file.path}") for file in files), key=lambda file: file.path)
 
 
 def search_data(work: SearchWork) -> list[DataFile]:

@@ -42,7 +42,7 @@ DOC_SHARD_SIZE = 50
 CHUNK_TARGET = 200_000
 # The documents, in arrival order, are indexed in segments of this many: each its own lunr index split
 # into chunks, weighted by the same reference statistics, so that a new listing rewrites only the last
-# segment or two (see _index_files).
+# segment or two (see SearchWork.files).
 SEGMENT_DOCS = 4096
 # With several segments, a query reads a word's chunk in each: their chunks are split at this share of
 # the target, so that a word costs about what one chunk of one index would (6 segments at 21,000 papers).
@@ -615,7 +615,8 @@ def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
                  cache: Cache | None = None, order: Sequence[str] = ()) -> dict[str, bytes]:
     """Return every file of the site's search/ folder by its path below search/ (docs in ``order``)."""
     work = search_work(catalog, target, cache, order)
-    return {**{path: make() for path, make, _ in work.doc_files()}, **work.files()}
+    return {**{path: make() for path, make, _ in work.doc_files()},
+            **{file.path: file.data for file in work.files() if file.data is not None}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -637,25 +638,41 @@ class SearchWork:
     fields: TextFields | None = None  # the titles' and abstracts' fields, worked out beside the catalog
 
     @paused_gc()
-    def files(self) -> dict[str, bytes]:
-        """Return the index's files (each segment's chunks, and the manifest): a segment's made now unless
-        the cache had them (and then remembered there)."""
+    def files(self, keep: Callable[[str, bytes], bool] = lambda path, key: False) -> list[IndexFile]:
+        """Return the index's files (each segment's chunks, and the manifest).
+
+        A segment the last build made from the same documents (its key is in the cache) whose every
+        file ``keep(path, key)`` finds in the site as that build left it is kept: its files come
+        without bytes, unread. The others are made now (and remembered in the cache).
+        """
         bounds = segment_bounds(len(self.docs))
         reference = keyphrases.reference_count(len(self.docs))  # weights counted as keyphrases' are
         target = self.target if self.target is None or len(bounds) == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
-        stage = self.cache.stage(_SEGMENTS_STAGE, Segment)
+        stage = self.cache.stage(_SEGMENTS_STAGE, SegmentFiles)
         keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
-        segments: list[Segment | None] = [stage.get(key) if key is not None else None for key in keys]
-        if None in segments:
+        kept: list[SegmentFiles | None] = [stage.get(key) if key is not None else None for key in keys]
+        kept = [record if record is not None and all(keep(path, key) for path, _ in record.files) else None
+                for record, key in zip(kept, keys)]
+        made: dict[int, Segment] = {}
+        if None in kept:
             columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
             index = index_of([d.ref for d in self.docs], columns, reference)
             for n, (start, stop) in enumerate(bounds):
-                if segments[n] is None:
-                    segments[n] = made = _segment_files(segment_index(index, start, stop), n, target)
+                if kept[n] is None:
+                    made[n] = _segment_files(segment_index(index, start, stop), n, target)
                     if keys[n] is not None:
-                        stage.put(keys[n], made)
-        stage.close()  # the files are the caller's now: the cache keeps only what it will write
-        return _index_files(self.catalog, len(self.docs), bounds, segments)  # type: ignore[arg-type]
+                        stage.put(keys[n], made[n].record())
+        stage.close()  # the records are the caller's now: the cache keeps only what it will write
+        files: list[IndexFile] = []
+        records: list[SegmentFiles] = []
+        for n, record in enumerate(kept):
+            if record is None:
+                files += [IndexFile(path, data, keys[n]) for path, data in made[n].files]
+                record = made[n].record()
+            else:
+                files += [IndexFile(path, None, keys[n]) for path, _ in record.files]
+            records.append(record)
+        return [*files, IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, records), None)]
 
     def _segment_key(self, start: int, stop: int, reference: int, target: int | None) -> bytes | None:
         """Return the digest of what the segment of documents ``start:stop`` is made of (texts by their
@@ -724,13 +741,37 @@ def segment_index(index: Index, start: int, stop: int) -> Index:
                  index.weights, used)
 
 
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    """A file of the search index: its path below search/, its bytes, and the key of its segment (with a
+    cache). No bytes: the last build's file is kept as it is (``SearchWork.files``)."""
+
+    path: str
+    data: bytes | None
+    key: bytes | None
+
+
+@dataclass(frozen=True)
+class SegmentFiles:
+    """What the manifest (and a later build) needs of a segment: its files' paths and sizes, in order,
+    and the manifest's keys that find them (file numbers counted from the segment's first file)."""
+
+    files: tuple[tuple[str, int], ...]  # (path below search/, size in bytes)
+    keys: tuple[tuple[str, int, int], ...]  # (prefix, exact, file number in the segment)
+
+
 @dataclass(frozen=True)
 class Segment:
-    """One segment's chunk files, in order, and the manifest's keys that find them (file numbers counted
-    from the segment's first file)."""
+    """One segment's chunk files, made: their bytes and the manifest's keys that find them."""
 
     files: tuple[tuple[str, bytes], ...]  # (path below search/, JSON)
     keys: tuple[tuple[str, int, int], ...]  # (prefix, exact, file number in the segment)
+
+    def record(self) -> SegmentFiles:
+        return SegmentFiles(tuple((path, len(data)) for path, data in self.files), self.keys)
 
 
 def _segment_files(index: Index, number: int, target: int | None) -> Segment:
@@ -740,17 +781,17 @@ def _segment_files(index: Index, number: int, target: int | None) -> Segment:
                    tuple((key, int(exact), n) for n, c in enumerate(chunks) for key, exact in c.keys))
 
 
-def _index_files(catalog: Catalog, docs: int, bounds: list[tuple[int, int]], segments: list[Segment]) -> dict[str, bytes]:
-    """Return the segments' chunks and the manifest that finds them (and the other files)."""
-    files: dict[str, bytes] = {}
+def _manifest(catalog: Catalog, docs: int, bounds: list[tuple[int, int]], segments: list[SegmentFiles]) -> bytes:
+    """Return the manifest that finds the segments' chunks (and the other files)."""
+    files: list[tuple[str, int]] = []
     keys: list[list[Any]] = []
     table = []
     for (start, stop), segment in zip(bounds, segments):
         first = len(files)
         keys += [[key, exact, first + n] for key, exact, n in segment.keys]
-        files.update(segment.files)
+        files += segment.files
         table.append({"docs": [start, stop], "files": [first, len(files)]})
-    files["manifest.json"] = _dump({
+    return _dump({
         "version": FORMAT_VERSION,
         "lunr": LUNR_VERSION,
         "docs": docs,
@@ -761,11 +802,10 @@ def _index_files(catalog: Catalog, docs: int, bounds: list[tuple[int, int]], seg
         # [prefix, exact, file number]: in each segment, a term lives in the chunk of the exact key equal
         # to it, else in the chunk of the longest non-exact key it starts with.
         "chunks": sorted(keys),
-        "chunkFiles": [[name, len(data)] for name, data in files.items()],
+        "chunkFiles": [[name, size] for name, size in files],
         "venues": [[v.slug, v.label] for v in catalog.venues],
         "topics": [[t.slug, t.name] for t in catalog.topics],
     })
-    return files
 
 
 def _shards(docs: int) -> int:

@@ -803,6 +803,36 @@ def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp
     assert tree(tmp_path / "plain" / "search") == tree(tmp_path / "site" / "search")
 
 
+def test_segments_not_reached_are_kept_from_the_site_and_made_again_when_their_files_changed(content, tmp_path,
+                                                                                              monkeypatch):
+    # Segments of 3 documents, weighted by the first 6, as above: the new listing reaches segment 2 only.
+    monkeypatch.setattr(search, "SEGMENT_DOCS", 3)
+    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))
+    folder, plain = content("c"), content("plain")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    # The cache holds what each segment's files are, not their bytes: the site has those.
+    records = entries(tmp_path / "cache", "search-segments")
+    assert len(records) == 3 and all(type(r) is search.SegmentFiles for r in records.values())
+    made: list[int] = []
+    real = search._segment_files
+    monkeypatch.setattr(search, "_segment_files", lambda index, number, target: made.append(number) or real(
+        index, number, target))
+    chunks = tmp_path / "site" / "search" / "t"
+    edited, removed = min((chunks / "0").iterdir()), max((chunks / "1").iterdir())
+    edited.write_bytes(edited.read_bytes() + b" ")
+    removed.unlink()
+    (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    assert made == [0, 1, 2]  # 0 and 1 are no longer what the last build left: made again, and put right
+    made.clear()
+    (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW[:1]), encoding="utf-8")
+    run(folder, tmp_path / "site", tmp_path / "cache")
+    assert made == [2]
+    (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW[:1]), encoding="utf-8")
+    run(plain, tmp_path / "plain")
+    assert tree(tmp_path / "plain" / "search") == tree(tmp_path / "site" / "search")
+
+
 def test_reference_weights_leave_the_earlier_documents_weights_as_they_were(bundled_catalog):
     docs = search.search_docs(bundled_catalog)
 
