@@ -379,6 +379,9 @@ class Index:
     # Each term's number as the serialized index writes it (in the order of the term numbers), if not
     # the term number itself: a segment's terms keep the numbers of the whole index (segment_index).
     numbers: np.ndarray | None = None
+    # The position of its first document among all (index_of's ``first``): an index of the later documents
+    # alone holds their field vectors, with the whole index's terms and weights, to make their segments of.
+    first: int = 0
 
     def written(self) -> list[int]:
         """Return each term's number as the serialized index writes it."""
@@ -394,7 +397,7 @@ def assemble_index(refs: Sequence[str], docs: Sequence[DocTerms]) -> Index:
     return index_of(refs, _analysed(docs))
 
 
-def index_of(refs: Sequence[str], columns: TermColumns, reference: int | None = None) -> Index:
+def index_of(refs: Sequence[str], columns: TermColumns, reference: int | None = None, first: int = 0) -> Index:
     """Return the index ``lunr.Builder`` would make after adding the documents ``refs`` with these terms,
     its weights counted over the first ``reference`` documents (all of them by default).
 
@@ -404,14 +407,15 @@ def index_of(refs: Sequence[str], columns: TermColumns, reference: int | None = 
     tests/test_cache.py compares the two. With a ``reference``, the number of documents, each term's
     document frequency and the fields' mean lengths are those of the reference documents alone, as
     lunr would count them over those: the weights of every document stay as they are while later
-    documents come and go.
+    documents come and go. With ``first``, only the field vectors of the documents from ``first`` on
+    are scored and kept (the weights are counted as without it): enough for their segments
+    (``segment_index``), when the earlier segments are kept.
     """
     if len(set(refs)) != len(refs):
         raise ValueError("search documents need distinct refs")
     size, fields = len(refs), len(FIELDS)
     counted_docs = size if reference is None else min(reference, size)
     numbers, counts, sizes, field_lengths = columns.arrays()
-    lengths = sizes.reshape(size * fields)  # elements per vector
     average = ([total / counted_docs for total in field_lengths[:counted_docs].sum(axis=0).tolist()]
                if counted_docs else [0.0] * fields)
     held = len(columns.terms)
@@ -420,6 +424,11 @@ def index_of(refs: Sequence[str], columns: TermColumns, reference: int | None = 
     with_term = np.bincount(terms[:int(sizes[:counted_docs].sum())], minlength=held)
     x = (counted_docs - with_term + 0.5) / (with_term + 0.5)
     idf = np.array(list(map(math.log, (1 + np.abs(x)).tolist())), dtype=np.float64)  # Python's log, as lunr.py's
+    # From here on, only the documents from ``first`` on.
+    skipped = int(sizes[:first].sum())
+    terms, counts, field_lengths = terms[skipped:], counts[skipped:], field_lengths[first:]
+    size = size - first
+    lengths = sizes[first:].reshape(size * fields)  # elements per vector
     # Each term of each field vector, scored at once: IEEE arithmetic in numpy gives the very doubles
     # Python's does, operation for operation. A field without terms has no elements to score: its
     # average length may be 0.
@@ -435,7 +444,8 @@ def index_of(refs: Sequence[str], columns: TermColumns, reference: int | None = 
     used_weights = np.zeros(thousandths.max() + 1 if len(thousandths) else 0, dtype=bool)
     used_weights[thousandths] = True
     weight = (np.cumsum(used_weights) - 1)[thousandths]  # a weight's number: how many smaller ones are used
-    return Index(tuple(refs), columns.terms, lengths, terms[order], weight, np.flatnonzero(used_weights) / 1000)
+    return Index(tuple(refs[first:]), columns.terms, lengths, terms[order], weight, np.flatnonzero(used_weights) / 1000,
+                 first=first)
 
 
 class _Numbering(dict[str, int]):
@@ -656,7 +666,9 @@ class SearchWork:
         made: dict[int, Segment] = {}
         if None in kept:
             columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
-            index = index_of([d.ref for d in self.docs], columns, reference)
+            # The field vectors of the segments to make and those after them: not of the kept ones before.
+            first = bounds[kept.index(None)][0]
+            index = index_of([d.ref for d in self.docs], columns, reference, first)
             for n, (start, stop) in enumerate(bounds):
                 if kept[n] is None:
                     made[n] = _segment_files(segment_index(index, start, stop), n, target)
@@ -722,7 +734,8 @@ def segment_bounds(docs: int) -> list[tuple[int, int]]:
 
 
 def segment_index(index: Index, start: int, stop: int) -> Index:
-    """Return the part of ``index`` that holds documents ``start:stop``, as an index of its own.
+    """Return the part of ``index`` that holds documents ``start:stop`` (positions among all documents), as
+    an index of its own.
 
     Its terms are those the documents hold, in the order of their numbers in ``index``, and written
     with those numbers: every segment numbers a term as the whole index does, so the browser merges
@@ -730,8 +743,9 @@ def segment_index(index: Index, start: int, stop: int) -> Index:
     order). The weights are ``index``'s. The whole index is its own segment, unchanged.
     """
     fields = len(FIELDS)
-    if start == 0 and stop == len(index.refs):
+    if start == index.first == 0 and stop == len(index.refs):
         return index
+    start, stop = start - index.first, stop - index.first
     ends = np.cumsum(index.lengths)
     first = int(ends[start * fields - 1]) if start else 0
     last = int(ends[stop * fields - 1]) if stop else 0

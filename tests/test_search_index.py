@@ -24,10 +24,12 @@ from papercat.search import (
     _analysed,
     build_index,
     doc_terms,
+    index_of,
     plain_text,
     search_docs,
     search_files,
     search_work,
+    segment_index,
     serialize,
     split_index,
     terms_cached,
@@ -217,6 +219,17 @@ def test_chunks_together_are_exactly_the_global_index(catalog, target):
         assert sorted(chunk) == ["fieldVectors", "fields", "invertedIndex", "pipeline", "version"]
         assert chunk["pipeline"] == ["stemmer"] and size == len(files[name])
         assert re.fullmatch(r"t/0/(root|[0-9a-f]+)\.json", name)
+
+
+def test_an_index_of_the_later_documents_makes_their_segments_as_the_whole_index_does(catalog):
+    docs = search_docs(catalog)
+    refs, columns = [d.ref for d in docs], _analysed([doc_terms(d) for d in docs])
+    whole = index_of(refs, columns, reference=len(docs) - 10)
+    for first in (0, 7, len(docs) // 2):
+        later = index_of(refs, columns, reference=len(docs) - 10, first=first)
+        assert later.refs == whole.refs[first:]
+        for start, stop in [(first, first + 7), (first + 7, len(docs)), (first, len(docs))]:
+            assert serialize(segment_index(later, start, stop)) == serialize(segment_index(whole, start, stop))
 
 
 def test_small_target_makes_many_chunks_each_near_the_target(catalog):
