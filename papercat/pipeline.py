@@ -214,7 +214,7 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     staged += more
     if keys is not None:
         log.info("kept %d of %d pages and data files unmade: their keys are the last build's",
-                 sum(not s.made for s in staged), len(items))
+                 sum(not s.made for s in staged), len(staged))
     staged.append(staging.add(urls.ROBOTS, robots_txt(config.base_url), "robots.txt"))
     staged.append(staging.add(urls.NOJEKYLL, b"", "GitHub Pages"))
     if paths.static.is_dir():
