@@ -170,15 +170,22 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         old = keys.last.get(path) if keys is not None else None
         return staging.keep(path, *old[1:], key=old[0]) if old is not None and key(old[0]) == old[0].key else None
 
+    index_kept: dict[str, Staged] = {}  # the search index's files found kept, as staged
+
+    def _index_keep(path: str, key: bytes) -> bool:
+        """Return whether the last build's file of the search index at ``path`` is there to keep (and note it)."""
+        kept = _kept(path, lambda old: key)
+        if kept is not None:
+            index_kept[path] = kept
+        return kept is not None
+
     def _index_file(file: IndexFile) -> Staged:
         """Stage a file of the search index made beside the pages, or keep the last build's (no bytes)."""
         staging.claim(file.path, "the search index")
+        if file.data is None:
+            return index_kept[file.path]
         key = PageKey(file.key, ()) if keys is not None and file.key is not None else None
-        if file.data is not None:
-            return staging.stage(file.path, file.data, key)
-        kept = _kept(file.path, lambda old: file.key)
-        assert kept is not None, f"{file.path} was found kept, and is not"
-        return kept
+        return staging.stage(file.path, file.data, key)
 
     def _keyed_data(item: DataFile) -> Staged:
         """Keep the data file if its key and file are the last build's; else make it, noting its key."""
@@ -207,9 +214,7 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     # (the papers' pages, the keyed ones) after, so that no worker is left alone with a long run at
     # the end while the other idles. The order of ``staged`` does not matter.
     by_length = [*items[len(pages):][::-1], *sorted(pages, key=lambda page: page.keyed)]
-    staged, more = map_beside(make, by_length,
-                              lambda: [_index_file(file) for file in beside(lambda path, key: _kept(path, lambda old: key)
-                                                                            is not None)],
+    staged, more = map_beside(make, by_length, lambda: [_index_file(file) for file in beside(_index_keep)],
                               bar.advance, plain=STAGED_PLAIN)
     staged += more
     if keys is not None:
