@@ -309,14 +309,24 @@ class _Scorer:
         self.width = n + (-n) % CHUNK  # padded with papers that share nothing, so rows split into chunks
         df = np.bincount(matrix.indices, minlength=terms)
         head = np.sort(np.argsort(-df, kind="stable")[:min(HEAD_TERMS, terms)])
-        tail = np.setdiff1d(np.arange(terms), head)
-        single = matrix.astype(np.float32)
+        # Each cell goes to the head or the tail, at its column's place there (both in column order): one
+        # pass over the cells, where picking the columns of each out of the matrix took five times as long.
+        in_head = np.zeros(terms, dtype=bool)
+        in_head[head] = True
+        place = np.cumsum(~in_head) - 1
+        place[head] = np.arange(len(head))
+        headed = in_head[matrix.indices]
+        rows = np.repeat(np.arange(n), np.diff(matrix.indptr))
+        data = matrix.data.astype(np.float32)
         self.head = np.zeros((self.width, len(head)), dtype=np.float32)
-        self.head[:n] = single[:, head].toarray()
-        tail_rows = single[:, tail].tocsr()
-        self.tail = sparse.csr_matrix((tail_rows.data, tail_rows.indices,
-                                       np.r_[tail_rows.indptr, [tail_rows.indptr[-1]] * (self.width - n)]),
-                                      shape=(self.width, len(tail)))
+        self.head[rows[headed], place[matrix.indices[headed]]] = data[headed]
+        tailed = ~headed
+        index = np.int32 if len(data) < 2**31 else np.int64  # as scipy would pick
+        indptr = np.zeros(self.width + 1, dtype=index)
+        np.cumsum(np.bincount(rows[tailed], minlength=n), out=indptr[1:n + 1])
+        indptr[n + 1:] = indptr[n]
+        self.tail = sparse.csr_matrix((data[tailed], place[matrix.indices[tailed]].astype(index), indptr),
+                                      shape=(self.width, terms - len(head)))
 
     def scores(self, rows: slice | np.ndarray, columns: slice | np.ndarray) -> np.ndarray:
         """Return the scores of papers ``rows`` (down; padded) with papers ``columns`` (across).
