@@ -13,7 +13,9 @@ index, related papers, the map, feeds and sitemaps are all made):
 - full: the catalog without the extra listing, no cache and no earlier site;
 - lunr.js: the reference, benchmarks/lunrjs_reference.js: Node's lunr.js building and serialising
   one index over the same listing files (the fields of papercat's search index), run just after
-  the full build;
+  the full build. The two are measured in alternated pairs (``--pairs``, 3 by default), each full
+  build into a new folder; the tables show each one's median run, and full ÷ lunr.js is the median
+  of the pairs' quotients;
 - cold: the same catalog with an empty cache folder (the full build plus writing the cache);
 - no change: the same again, with the cache and the site the cold build left (papercat finds the
   site already what the content makes: uptodate.py);
@@ -171,8 +173,9 @@ def free_gb(path: Path) -> float:
     return shutil.disk_usage(path).free / 1e9
 
 
-def bench_with(scenarios: tuple[str, ...]):
-    """Return the per-size function run_sizes calls, measuring the chosen scenarios."""
+def bench_with(scenarios: tuple[str, ...], pairs: int = 1):
+    """Return the per-size function run_sizes calls, measuring the chosen scenarios (the full build and
+    lunr.js ``pairs`` times each, alternated)."""
 
     def bench(papers: int, work: Path) -> dict:
         """Measure the builds of one catalog size; its folders stay until run_sizes removes ``work``."""
@@ -184,12 +187,21 @@ def bench_with(scenarios: tuple[str, ...]):
         if "full" in scenarios:
             shutil.copytree(content, full / "content")
             log(f"waited {settle():.0f} s for files replaced earlier to be a minute old")
-            row["full"] = run_build(full / "content", full / "site", None)
-            row["site_mb"] = _size(full / "site") / MB if (full / "site").exists() else None
-            log(_said("full", row["full"]))
-        if REFERENCE in scenarios:
-            row[REFERENCE] = run_lunrjs(content)
-            log(_said(REFERENCE, row[REFERENCE]))
+        # The full build and lunr.js in alternated pairs, each full build into a folder of its own (a site
+        # already there would leave it nothing to write): the machine's drift within the hour moves one
+        # measurement of either by a third, less so a pair measured back to back.
+        for n in range(pairs):
+            if "full" in scenarios:
+                row.setdefault("full runs", []).append(run_build(full / "content", full / f"site-{n}", None))
+                log(_said(f"full ({n + 1} of {pairs})", row["full runs"][-1]))
+            if REFERENCE in scenarios:
+                row.setdefault(f"{REFERENCE} runs", []).append(run_lunrjs(content))
+                log(_said(f"{REFERENCE} ({n + 1} of {pairs})", row[f"{REFERENCE} runs"][-1]))
+        for name in ("full", REFERENCE):
+            if f"{name} runs" in row:
+                row[name] = _median_run(row[f"{name} runs"])
+        if "full" in scenarios:
+            row["site_mb"] = _size(full / "site-0") / MB if (full / "site-0").exists() else None
         if {"cold", "no change", "touched", "add listing"} & set(scenarios):  # the later ones need its cache
             row["cold"] = run_build(content, site, cache)
             log(_said("cold", row["cold"]))
@@ -213,6 +225,29 @@ def bench_with(scenarios: tuple[str, ...]):
         return row
 
     return bench
+
+
+def _median_run(runs: list[dict]) -> dict:
+    """Return the run of median time (the lower of the two middle ones for an even count); a failed one if
+    any failed."""
+    failed = [b for b in runs if "error" in b]
+    if failed:
+        return failed[0]
+    return sorted(runs, key=lambda b: b["seconds"])[(len(runs) - 1) // 2]
+
+
+def pair_ratios(row: dict) -> list[float]:
+    """Return full build ÷ lunr.js of each alternated pair measured, if all of them succeeded."""
+    runs = list(zip(row.get("full runs", []), row.get(f"{REFERENCE} runs", [])))
+    if not runs or not all(_ok(a) and _ok(b) for a, b in runs):
+        return []
+    return [a["seconds"] / b["seconds"] for a, b in runs]
+
+
+def lunr_ratio(row: dict) -> float | None:
+    """Return the median of the pairs' full build ÷ lunr.js (the lower middle one for an even count)."""
+    ratios = sorted(pair_ratios(row))
+    return ratios[(len(ratios) - 1) // 2] if ratios else None
 
 
 def _size(folder: Path) -> int:
@@ -269,7 +304,7 @@ def report(rows: list[dict]) -> str:
     for r in rows:
         lunr = r.get(REFERENCE)
         lunr_cell = ("–" if lunr is None else "failed" if "error" in lunr else f"{lunr['seconds']:.1f} s")
-        vs = (f"{r['full']['seconds'] / lunr['seconds']:.2f}×" if _ok(lunr) and _ok(r.get("full")) else "–")
+        vs = f"{lunr_ratio(r):.2f}×" if lunr_ratio(r) is not None else "–"
         per = (f"{1000 * r['full']['seconds'] / r['papers']:.2f} (CPU {1000 * r['full']['cpu_s'] / r['papers']:.2f})"
                if _ok(r.get("full")) else "–")
         cache = f"{r['cache_mb']:,.0f} MB" if r.get("cache_mb") is not None else "–"
@@ -284,6 +319,12 @@ def report(rows: list[dict]) -> str:
                 "coined mixed-case words), build + JSON.stringify, file reading excluded. Abstract field alone: "
                 + ", ".join(f"{r['papers']:,} papers {r[REFERENCE]['abstract_only_seconds']:.1f} s"
                             for r in rows if _ok(r.get(REFERENCE))) + "."]
+    paired = [(r["papers"], pair_ratios(r)) for r in rows if len(pair_ratios(r)) > 1]
+    if paired:
+        out += ["", ("full ÷ lunr.js is the median of the quotients of alternated pairs (a full build, then "
+                "lunr.js); full and lunr.js above are each one's median run. The pairs: "
+                + "; ".join(f"{papers:,} papers " + ", ".join(f"{x:.2f}×" for x in ratios) for papers, ratios in paired)
+                + ".")]
 
     out += ["", ("| papers | build | papers built | time | ÷ full | whole process | CPU time | load at start "
             "| peak memory, PSS of all processes | peak RSS sum | processes "
@@ -354,12 +395,14 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
         return f"not measured at {TARGET_PAPERS:,}; {word} at the size shown" if note else word
 
     n = f"{TARGET_PAPERS:,}"
-    row, note = at_target(lambda r: _ok(r.get("full")) and _ok(r.get(REFERENCE)))
+    row, note = at_target(lambda r: lunr_ratio(r) is not None)
     target = f"full build of {n} papers ≤ {LUNR_RATIO}× lunr.js over the same abstracts"
     if row:
-        ratio = row["full"]["seconds"] / row[REFERENCE]["seconds"]
-        found.append((target, (f"{row['full']['seconds']:.1f} s ÷ {row[REFERENCE]['seconds']:.1f} s = "
-                      f"{ratio:.2f}×{note}{_cpu_ratio(row['full'], row[REFERENCE], '.2f', '×')}"),
+        ratio, ratios = lunr_ratio(row), pair_ratios(row)
+        pairs = ("" if len(ratios) == 1 else f" (the median of {len(ratios)} alternated pairs: "
+                 + ", ".join(f"{x:.2f}×" for x in ratios) + "; the times are each side's median)")
+        found.append((target, (f"{row['full']['seconds']:.1f} s ÷ {row[REFERENCE]['seconds']:.1f} s; "
+                      f"{ratio:.2f}×{pairs}{note}{_cpu_ratio(row['full'], row[REFERENCE], '.2f', '×')}"),
                       status(ratio <= LUNR_RATIO, note)))
     else:
         found.append((target, "–", "not measured"))
@@ -375,11 +418,15 @@ def targets(rows: list[dict]) -> list[tuple[str, str, str]]:
                           f"{note}{_cpu_ratio(row[name], row['full'], '.1%', '')}"), status(ratio <= share, note)))
         else:
             found.append((target, "–", "not measured"))
-    peak = lambda r: max((r[name]["peak_pss_mb"] for name in SCENARIOS if _ok(r.get(name))), default=None)
+    def builds(r: dict) -> list[tuple[str, dict]]:  # every build measured, each full build of the pairs too
+        return [(name, b) for name in SCENARIOS for b in r.get(f"{name} runs", [r[name]] if name in r else [])
+                if _ok(b)]
+
+    peak = lambda r: max((b["peak_pss_mb"] for _, b in builds(r)), default=None)
     row, note = at_target(lambda r: peak(r) is not None)
     target = f"peak memory of any build of {n} papers < {PEAK_MB / 1000} GB (PSS, workers included)"
     if row:
-        worst = max((name for name in SCENARIOS if _ok(row.get(name))), key=lambda name: row[name]["peak_pss_mb"])
+        worst = max(builds(row), key=lambda found: found[1]["peak_pss_mb"])[0]
         found.append((target, f"{peak(row):,.0f} MB ({worst}){note}", status(peak(row) < PEAK_MB, note)))
     else:
         found.append((target, "–", "not measured"))
@@ -435,6 +482,9 @@ def main() -> None:
     parser.add_argument("--scenarios", nargs="+", choices=(*SCENARIOS, REFERENCE), default=[*SCENARIOS, REFERENCE],
                         metavar="NAME", help=f"what to measure, of: {', '.join(repr(s) for s in (*SCENARIOS, REFERENCE))}"
                         " (default: all; 'no change' and 'add listing' also run 'cold')")
+    parser.add_argument("--pairs", type=int, default=3, metavar="N",
+                        help="measure the full build and lunr.js N times each, alternated, and take the medians "
+                        "(default: 3)")
     parser.add_argument("--json", type=Path, help="also write the raw figures to this file")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -443,7 +493,7 @@ def main() -> None:
         print(json.dumps(measure(Path(content), Path(out), Path(cache) if cache else None)))
         return
     started = time.perf_counter()
-    run_sizes(sorted(args.sizes), bench_with(tuple(args.scenarios)), report, args.json)
+    run_sizes(sorted(args.sizes), bench_with(tuple(args.scenarios), max(1, args.pairs)), report, args.json)
     print(f"# all measured in {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
