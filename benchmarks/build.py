@@ -49,7 +49,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -227,13 +229,15 @@ def bench_with(scenarios: tuple[str, ...], pairs: int = 1):
     return bench
 
 
+def _lower_median(values: list, key: Callable | None = None) -> Any:
+    """Return the median of ``values`` (the lower of the two middle ones for an even count)."""
+    return sorted(values, key=key)[(len(values) - 1) // 2]
+
+
 def _median_run(runs: list[dict]) -> dict:
-    """Return the run of median time (the lower of the two middle ones for an even count); a failed one if
-    any failed."""
+    """Return the run of median time; a failed one if any failed."""
     failed = [b for b in runs if "error" in b]
-    if failed:
-        return failed[0]
-    return sorted(runs, key=lambda b: b["seconds"])[(len(runs) - 1) // 2]
+    return failed[0] if failed else _lower_median(runs, key=lambda b: b["seconds"])
 
 
 def pair_ratios(row: dict) -> list[float]:
@@ -246,8 +250,8 @@ def pair_ratios(row: dict) -> list[float]:
 
 def lunr_ratio(row: dict) -> float | None:
     """Return the median of the pairs' full build ÷ lunr.js (the lower middle one for an even count)."""
-    ratios = sorted(pair_ratios(row))
-    return ratios[(len(ratios) - 1) // 2] if ratios else None
+    ratios = pair_ratios(row)
+    return _lower_median(ratios) if ratios else None
 
 
 def _size(folder: Path) -> int:

@@ -660,31 +660,31 @@ class SearchWork:
         target = self.target if self.target is None or len(bounds) == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
         stage = self.cache.stage(_SEGMENTS_STAGE, SegmentFiles)
         keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
-        kept: list[SegmentFiles | None] = [stage.get(key) if key is not None else None for key in keys]
-        kept = [record if record is not None and all(keep(path, key) for path, _ in record.files) else None
-                for record, key in zip(kept, keys)]
+        records: list[SegmentFiles | None] = [self._kept(stage.get(key), key, keep) if key is not None else None
+                                              for key in keys]
         made: dict[int, Segment] = {}
-        if None in kept:
+        if None in records:
             columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
             # The field vectors of the segments to make and those after them: not of the kept ones before.
-            first = bounds[kept.index(None)][0]
+            first = bounds[records.index(None)][0]
             index = index_of([d.ref for d in self.docs], columns, reference, first)
             for n, (start, stop) in enumerate(bounds):
-                if kept[n] is None:
+                if records[n] is None:
                     made[n] = _segment_files(segment_index(index, start, stop), n, target)
+                    records[n] = made[n].record()
                     if keys[n] is not None:
-                        stage.put(keys[n], made[n].record())
+                        stage.put(keys[n], records[n])
         stage.close()  # the records are the caller's now: the cache keeps only what it will write
         files: list[IndexFile] = []
-        records: list[SegmentFiles] = []
-        for n, record in enumerate(kept):
-            if record is None:
-                files += [IndexFile(path, data, keys[n]) for path, data in made[n].files]
-                record = made[n].record()
-            else:
-                files += [IndexFile(path, None, keys[n]) for path, _ in record.files]
-            records.append(record)
-        return [*files, IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, records), None)]
+        for n, record in enumerate(records):  # a kept segment's files come without bytes
+            data = dict(made[n].files) if n in made else {}
+            files += [IndexFile(path, data.get(path), keys[n]) for path, _ in record.files]  # type: ignore[union-attr]
+        return [*files, IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, records), None)]  # type: ignore[arg-type]
+
+    @staticmethod
+    def _kept(record: SegmentFiles | None, key: bytes, keep: Callable[[str, bytes], bool]) -> SegmentFiles | None:
+        """Return the last build's record of a segment if every file of it is in the site to keep, else None."""
+        return record if record is not None and all(keep(path, key) for path, _ in record.files) else None
 
     def _segment_key(self, start: int, stop: int, reference: int, target: int | None) -> bytes | None:
         """Return the digest of what the segment of documents ``start:stop`` is made of (texts by their
