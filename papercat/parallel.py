@@ -91,8 +91,12 @@ def parallel_map(compute: Callable[[T], R], items: Sequence[T], done: Callable[[
 
 def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[], B],
                done: Callable[[int], None] | None = None, min_items: int = MIN_ITEMS,
-               plain: Plain[R] | None = None) -> tuple[list[R], B]:
+               plain: Plain[R] | None = None, alone: int = 0) -> tuple[list[R], B]:
     """Return ``parallel_map(compute, items, done, min_items)`` and ``beside()``.
+
+    The first ``alone`` items are each a run of their own, where the others go to the workers in runs of
+    equal length: items far longer than the rest (a page listing thousands of papers among thousands of
+    short ones), which one run would hold together while the other workers ran out of work.
 
     ``beside`` runs in this process while the workers compute, so a step that cannot be split into
     items (a catalog-wide one) takes the core the workers leave to this process: they run at a priority
@@ -109,8 +113,10 @@ def map_beside(compute: Callable[[T], R], items: Sequence[T], beside: Callable[[
     try:
         if serial:
             return _serial(compute, items, done), beside()
-        size = max(1, -(-len(items) // (workers * _CHUNKS_PER_WORKER)))
-        spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
+        alone = min(alone, len(items))
+        size = max(1, -(-(len(items) - alone) // (workers * _CHUNKS_PER_WORKER)))
+        spans = [(start, start + 1) for start in range(alone)]
+        spans += [(start, min(start + size, len(items))) for start in range(alone, len(items), size)]
         results: list[list[R] | None] = [None] * len(spans)
         _task = (compute, items, plain)
         lower = WORKER_NICENESS if beside is not _nothing else 0

@@ -209,13 +209,14 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         key = keys.key(page.template, page.path, context, reads)
         return staging.stage(page.path, data, PageKey(key, reads))
 
-    # The workers take runs of items in turn: the long ones first (papers.json, the doc shards, the
-    # pages listing many papers: feeds and the sitemap come last in ``pages``), the many short ones
-    # (the papers' pages, the keyed ones) after, so that no worker is left alone with a long run at
-    # the end while the other idles. The order of ``staged`` does not matter.
-    by_length = [*items[len(pages):][::-1], *sorted(pages, key=lambda page: page.keyed)]
+    # The workers take runs of items in turn: the long ones first, each a run of its own (papers.json
+    # and the pages listing many papers: feeds and the sitemap come last in ``pages``), then the doc
+    # shards, then the many short ones (the papers' pages, the keyed ones), so that no worker is left
+    # alone with a long run at the end while the other idles. The order of ``staged`` does not matter.
+    long = [items[-1], *(page for page in pages[::-1] if not page.keyed)]
+    by_length = [*long, *items[len(pages):-1][::-1], *(page for page in pages if page.keyed)]
     staged, more = map_beside(make, by_length, lambda: [_index_file(file) for file in beside(_index_keep)],
-                              bar.advance, plain=STAGED_PLAIN)
+                              bar.advance, plain=STAGED_PLAIN, alone=len(long))
     staged += more
     if keys is not None:
         log.info("kept %d of %d pages and data files unmade: their keys are the last build's",

@@ -106,6 +106,19 @@ def test_few_large_items_may_ask_for_workers():
     assert out[0] not in out[1]
 
 
+def test_the_first_items_asked_to_run_alone_are_each_a_run_of_their_own_and_results_stay_in_order():
+    out = json.loads(fresh_python("""
+        import json, os
+        from papercat.parallel import map_beside
+        done = []
+        out, _ = map_beside(lambda n: (n * n, os.getpid()), list(range(1000)), lambda: None, done.append, alone=5)
+        print(json.dumps({"out": out, "done": done}))
+    """))
+    assert [square for square, _ in out["out"]] == [n * n for n in range(1000)]
+    # Two workers take 16 runs each of the 995 others: 31 of 32 items and the 3 left.
+    assert sorted(out["done"]) == [1] * 5 + [3] + [32] * 31, "five runs of one item, the rest in runs of equal length"
+
+
 def test_work_beside_the_workers_runs_in_this_process_while_they_run():
     out = json.loads(fresh_python("""
         import json, os, time
@@ -358,9 +371,9 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             def counting(compute, items, done=None, min_items=parallel.MIN_ITEMS, plain=None):
                 forks(items, min_items)
                 return real(compute, items, done, min_items, plain)
-            def counting_beside(compute, items, beside, done=None, min_items=parallel.MIN_ITEMS, plain=None):
+            def counting_beside(compute, items, beside, done=None, min_items=parallel.MIN_ITEMS, plain=None, alone=0):
                 forks(items, min_items)
-                return real_beside(compute, items, beside, done, min_items, plain)
+                return real_beside(compute, items, beside, done, min_items, plain, alone)
             import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
             for module in (papercat.cache, related, papercat.enrich.keyphrases):
                 module.parallel_map = counting
