@@ -148,8 +148,8 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     if config.base_url:  # sitemaps and feeds are made of absolute URLs
         pages += feed_pages(catalog, news, config.title)
         pages += sitemap_pages([p.path for p in pages if p.path.endswith(".html") and p.path != urls.NOT_FOUND])
-    items: list[Page | DataFile] = [*pages, *data, DataFile(urls.PAPERS_JSON, partial(papers_json, catalog),
-                                                            "the catalog")]
+    catalog_json = DataFile(urls.PAPERS_JSON, partial(papers_json, catalog), "the catalog")
+    items: list[Page | DataFile] = [*pages, *data, catalog_json]
     bar.set_total(len(items))
     for item in items:  # before workers fork: each stages only its own files
         staging.claim(item.path, item.source if isinstance(item, DataFile) else item.source or item.template)
@@ -213,8 +213,8 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     # and the pages listing many papers: feeds and the sitemap come last in ``pages``), then the doc
     # shards, then the many short ones (the papers' pages, the keyed ones), so that no worker is left
     # alone with a long run at the end while the other idles. The order of ``staged`` does not matter.
-    long = [items[-1], *(page for page in pages[::-1] if not page.keyed)]
-    by_length = [*long, *items[len(pages):-1][::-1], *(page for page in pages if page.keyed)]
+    long = [catalog_json, *(page for page in pages[::-1] if not page.keyed)]
+    by_length = [*long, *reversed(data), *(page for page in pages if page.keyed)]
     staged, more = map_beside(make, by_length, lambda: [_index_file(file) for file in beside(_index_keep)],
                               bar.advance, plain=STAGED_PLAIN, alone=len(long))
     staged += more

@@ -660,26 +660,26 @@ class SearchWork:
         target = self.target if self.target is None or len(bounds) == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
         stage = self.cache.stage(_SEGMENTS_STAGE, SegmentFiles)
         keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
-        records: list[SegmentFiles | None] = [self._kept(stage.get(key), key, keep) if key is not None else None
-                                              for key in keys]
-        made: dict[int, Segment] = {}
-        if None in records:
+        kept = [self._kept(stage.get(key), key, keep) if key is not None else None for key in keys]
+        if None in kept:
             columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
             # The field vectors of the segments to make and those after them: not of the kept ones before.
-            first = bounds[records.index(None)][0]
+            first = bounds[kept.index(None)][0]
             index = index_of([d.ref for d in self.docs], columns, reference, first)
-            for n, (start, stop) in enumerate(bounds):
-                if records[n] is None:
-                    made[n] = _segment_files(segment_index(index, start, stop), n, target)
-                    records[n] = made[n].record()
-                    if keys[n] is not None:
-                        stage.put(keys[n], records[n])
-        stage.close()  # the records are the caller's now: the cache keeps only what it will write
+        records: list[SegmentFiles] = []
         files: list[IndexFile] = []
-        for n, record in enumerate(records):  # a kept segment's files come without bytes
-            data = dict(made[n].files) if n in made else {}
-            files += [IndexFile(path, data.get(path), keys[n]) for path, _ in record.files]  # type: ignore[union-attr]
-        return [*files, IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, records), None)]  # type: ignore[arg-type]
+        for n, ((start, stop), record) in enumerate(zip(bounds, kept)):
+            if record is None:  # made now: its files with their bytes
+                segment = _segment_files(segment_index(index, start, stop), n, target)
+                record = segment.record()
+                if keys[n] is not None:
+                    stage.put(keys[n], record)
+                files += [IndexFile(path, data, keys[n]) for path, data in segment.files]
+            else:  # kept: its files come without bytes, unread
+                files += [IndexFile(path, None, keys[n]) for path, _ in record.files]
+            records.append(record)
+        stage.close()  # the records are the caller's now: the cache keeps only what it will write
+        return [*files, IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, records), None)]
 
     @staticmethod
     def _kept(record: SegmentFiles | None, key: bytes, keep: Callable[[str, bytes], bool]) -> SegmentFiles | None:
