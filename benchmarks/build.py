@@ -58,7 +58,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from memory import run_sampled
-from search_index import VENUES, make_listings, run_sizes
+
+# search_index (the synthetic listings, run_sizes) imports papercat's whole build: the benchmark imports it,
+# and the child process that measures a build does not, so that its "whole process" is what build.py's is.
 
 BASE_URL = "https://example.org/catalog/"
 EXTRA_SHARE = 0.05  # the added listing holds this share of the catalog's papers: 1,000 at 20,000
@@ -75,6 +77,8 @@ LINEAR_SLACK = 1.25  # "about linear": ms per paper at the largest size at most 
 
 def make_contents(papers: int, work: Path) -> tuple[Path, str]:
     """Write a catalog of ``papers`` papers; return its content folder and the text of the extra listing."""
+    from search_index import VENUES, make_listings
+
     extra = max(1, round(papers * EXTRA_SHARE))
     generated = work / f"generated-{papers}"
     make_listings(generated, papers + extra)  # paper i is in venue file i % 5, in order
@@ -498,6 +502,8 @@ def main() -> None:
         content, out, cache = args.child
         print(json.dumps(measure(Path(content), Path(out), Path(cache) if cache else None)))
         return
+    from search_index import run_sizes
+
     started = time.perf_counter()
     run_sizes(sorted(args.sizes), bench_with(tuple(args.scenarios), max(1, args.pairs)), report, args.json)
     print(f"# all measured in {time.perf_counter() - started:.0f} s", file=sys.stderr)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -176,3 +178,21 @@ def test_a_file_is_hashed_whole_whatever_size_it_was_listed_with(tmp_path, liste
     data = os.urandom(10_000)
     (tmp_path / "page.html").write_bytes(data)
     assert uptodate._sha256(str(tmp_path / "page.html"), listed) == hashlib.sha256(data).digest()
+
+
+# What a whole build imports and a build with nothing to do need not: numpy and scipy (related papers, the
+# map, the search index), the abstract's sanitiser and math (nh3, latex2mathml).
+HEAVY = ("numpy", "scipy", "nh3", "latex2mathml")
+_IMPORTED = ("import sys\nfrom papercat import cli\n"
+             "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+             f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))\n")
+
+
+def test_a_build_with_nothing_to_do_starts_without_the_heavy_libraries(small_content, tmp_path):
+    """`build.py build` on an up-to-date site is a check: Python's start and imports are most of it."""
+    command = [sys.executable, "-c", _IMPORTED, "build", "-q", "--content", str(small_content),
+               "--out", str(tmp_path / "site"), "--cache", str(tmp_path / "cache")]
+    first = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert first.stdout.split() == list(HEAVY), "a whole build imports them all (the check can see them)"
+    again = subprocess.run(command, capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert again.stdout.split() == [], f"imported with nothing to build: {again.stdout.strip()}"
