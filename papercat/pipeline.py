@@ -250,17 +250,15 @@ def _checked(paths: Paths, page: Page, make: Callable[[], T]) -> T:
 def index_files(work: SearchWork, keep: Callable[[str, bytes], bool]) -> list[IndexFile]:
     """Return the search index's files (``SearchWork.files``) with their paths in the site, in order of path;
     ``keep(path, key)`` says whether the last build's file of that key is there to keep."""
-    from .search import SEARCH_DIR
-
-    files = work.files(lambda rel, key: keep(f"{SEARCH_DIR}/{rel}", key))
-    return sorted((replace(file, path=f"{SEARCH_DIR}/{file.path}") for file in files), key=lambda file: file.path)
+    files = work.files(lambda rel, key: keep(f"{urls.SEARCH_DIR}/{rel}", key))
+    return sorted((replace(file, path=f"{urls.SEARCH_DIR}/{file.path}") for file in files),
+                  key=lambda file: file.path)
 
 
 def search_data(work: SearchWork) -> list[DataFile]:
     """Return the search files made of the documents alone (doc shards, facets), for any process to make."""
-    from .search import SEARCH_DIR
-
-    return [DataFile(f"{SEARCH_DIR}/{rel}", make, "the search index", key) for rel, make, key in work.doc_files()]
+    return [DataFile(f"{urls.SEARCH_DIR}/{rel}", make, "the search index", key)
+            for rel, make, key in work.doc_files()]
 
 
 def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str | None = None,

@@ -32,7 +32,6 @@ from .model import Catalog, Paper
 from .parallel import parallel_map
 from .text import counted
 
-SEARCH_DIR = "search"
 FORMAT_VERSION = 2
 # Build-time boosts: a word of the title counts most, a coined name (GuardAgent) next, the abstract least.
 FIELDS = (("title", 10), ("names", 5), ("abstract", 1))

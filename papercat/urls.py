@@ -8,6 +8,7 @@ HOME = "index.html"
 VENUES = "venues/index.html"
 TOPICS = "topics/index.html"
 SEARCH = "search/index.html"
+SEARCH_DIR = "search"  # the search index's files (search.py), beside its page
 WHATS_NEW = "new/index.html"
 MAP = "map/index.html"
 STATS = "stats/index.html"
