@@ -74,8 +74,7 @@ def read_inputs(folders: list[Path], out: Path, settings: list[str], skip: Path 
                 continue
             for name in names:
                 path = Path(root) / name
-                with open(path, "rb") as f:
-                    files[_name(path)] = hashlib.file_digest(f, "sha256").digest()
+                files[_name(path)] = _file_sha256(path)
     return Inputs(files, digest_of([code_fingerprint(), str(out.resolve()), *settings]))
 
 
@@ -151,6 +150,15 @@ def _sha256(path: str, size: int) -> bytes:
     that grew meanwhile is hashed in full all the same.
     """
     return hashlib.sha256(read_listed(path, size, whole=True)).digest()
+
+
+def _file_sha256(path: Path) -> bytes:
+    """Return the sha256 of the file at ``path``, read in blocks (hashlib.file_digest needs Python 3.11)."""
+    sha = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sha.update(block)
+    return sha.digest()
 
 
 def _name(path: Path) -> str:

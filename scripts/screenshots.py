@@ -73,7 +73,7 @@ def take(site: Path, out: Path, pages: dict[str, str], full_page: bool) -> list[
     from playwright.sync_api import sync_playwright
 
     if not CHROMIUM.exists():
-        raise SystemExit("Debian chromium is not installed: run `make setup` (apt-get install chromium)")
+        raise SystemExit("Debian chromium is not installed: run `make test-setup` (apt-get install chromium)")
     out.mkdir(parents=True, exist_ok=True)
     devices = {"desktop": {"viewport": DESKTOP},
                "phone": {"viewport": PHONE, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}}

@@ -32,7 +32,7 @@ window.__violations = [];
 document.addEventListener('securitypolicyviolation',
   e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
 """
-MISSING_CHROMIUM = "Debian chromium is not installed: run `make setup` (apt-get install chromium)"
+MISSING_CHROMIUM = "Debian chromium is not installed: run `make test-setup` (apt-get install chromium)"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

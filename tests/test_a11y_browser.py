@@ -1,6 +1,6 @@
 """WCAG 2.2 AA with axe-core in Debian Chromium: every page type, in the light and the dark theme.
 
-axe-core comes from npm (pinned in tests/js/package-lock.json, installed by `make setup`). Pages
+axe-core comes from npm (pinned in tests/js/package-lock.json, installed by `make test-setup`). Pages
 carry a Content-Security-Policy that forbids injected scripts, so the test's own context bypasses
 it to run axe; what the site itself loads is unchanged.
 """
@@ -23,7 +23,7 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 @pytest.fixture(scope="module")
 def axe_source() -> str:
     if not AXE.is_file():
-        pytest.fail(f"{AXE} is missing: run `make setup` (npm ci in tests/js)", pytrace=False)
+        pytest.fail(f"{AXE} is missing: run `make test-setup` (npm ci in tests/js)", pytrace=False)
     return AXE.read_text(encoding="utf-8")
 
 

@@ -1,7 +1,7 @@
 """Every page is valid HTML, as the Nu Html Checker (vnu.jar, the W3C validator) reads it.
 
 The checker is the npm package vnu-jar, pinned in tests/js/package.json and installed by
-`make setup`; it runs on Java 11 or later. One JVM checks every site at once (each start costs
+`make test-setup`; it runs on Java 11 or later. One JVM checks every site at once (each start costs
 seconds): the bundled catalog as GitHub Pages would publish it, and a catalog of hostile abstracts,
 so the sanitised abstract HTML (MathML included) is checked too. A canary page with a known error
 goes along, so a checker that silently checked nothing cannot pass.
@@ -75,9 +75,9 @@ def _vnu(paths: list[Path]) -> list[dict]:
     java = shutil.which("java")
     if java is None:
         pytest.fail("java is not on PATH: the HTML check runs the Nu Html Checker (vnu.jar) on Java 11 or "
-                    "later; install it (apt-get install default-jre-headless), then run `make setup`")
+                    "later; install it (apt-get install default-jre-headless), then run `make test-setup`")
     if not VNU_JAR.is_file():
-        pytest.fail(f"{VNU_JAR.relative_to(ROOT)} is missing: run `make setup` "
+        pytest.fail(f"{VNU_JAR.relative_to(ROOT)} is missing: run `make test-setup` "
                     "(it installs tests/js/package-lock.json with npm ci)")
     proc = subprocess.run(
         [java, "-jar", str(VNU_JAR), "--errors-only", "--format", "json", "--skip-non-html", "--stdout",
