@@ -39,6 +39,7 @@ from .pagekeys import Keys, LastPage, PageKey
 from .parallel import map_beside
 from .progress import NO_PROGRESS, Progress, Stage
 from .render import Page, make_environment, render_page
+from .swap import clear_beside
 from .uptodate import Inputs, built_site, last_pages, read_inputs, remember
 from .urls import normalise_base_url
 from .writer import STAGED_PLAIN, Staged, Staging, WriteReport
@@ -281,6 +282,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
             done = built_site(cache, inputs, paths.out)
             if done is not None:  # the site is already what these inputs make
                 cache.save()  # new modification times, if the check compared files by content
+                clear_beside(paths.out)  # what a stopped build left beside the site, if any
                 clock.lap("check")
                 log.info("the site in %s is already what the content makes; nothing to do", paths.out)
                 return Result(None, done.warnings, done.file_count, clock.total(), True, clock.laps,
@@ -320,8 +322,8 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
         work = search_work(catalog, cache=cache, order=news.oldest_first, fields=fields[0] if fields else None)
         bar.advance(len(work.docs))
     clock.lap("index")
-    # The files are staged as they are made, and moved into the output folder once all are made and
-    # the build has not failed: leaving this block otherwise removes them again.
+    # The whole site is staged beside the output folder as its files are made, and swapped in once all
+    # are made and the build has not failed: leaving this block otherwise removes the staged site.
     with Staging(paths.out, write, digests=inputs is not None) as staging:
         with progress.stage("rendering", unit="files") as bar:
             staged = render_site(catalog, content.config, paths, staging, news, bar, partial(index_files, work),

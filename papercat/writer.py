@@ -1,35 +1,36 @@
-"""Write the site: only files whose bytes changed, each replaced atomically; stale files removed.
+"""Write the site as a whole: stage every file of the new site beside it, then swap the two folders.
 
-A build stages its files as it makes them (worker processes stage the pages they render), in a
-hidden folder beside the site, and moves them into place once everything has been made: a failed
-build leaves the earlier site as it was.
+A build stages the whole new site in a hidden folder beside the output folder (``.site.new-*``):
+the files it makes are written there (worker processes stage the pages they render), and the
+earlier site's files that hold the same bytes are hard-linked into it, so that they keep their
+inode and modification time. Once everything is staged, one rename exchanges the two folders, and
+the earlier site, now where the staging folder was, is removed. A build that stops at any moment
+leaves the output folder as it was or as the new build makes it; the next build removes what it
+left beside the site, and puts back an earlier site that a swap in two renames (where the system
+cannot exchange two folders) had moved aside.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
-import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
 
 from .errors import CatalogError
 from .pagekeys import PageKey
-from .parallel import Plain, jobs
+from .parallel import Plain
+from .swap import STAGING, clear_leftovers, lock_beside, remove_tree, swap
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.
 MARKER = ".papercat-site"
-_RUN = 512  # files per run handed to a thread: few enough runs that handing them out costs little
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 def check_output_folder(out_dir: Path) -> None:
@@ -81,15 +82,16 @@ class WriteReport:
 
 
 class Staging:
-    """The files of a site as they are made, staged beside ``out_dir`` and moved into place by ``finish``.
+    """The whole new site, staged beside ``out_dir`` as it is made and swapped in by ``finish``.
 
-    Entered (``with``), it refuses a folder papercat did not write, lists the earlier site, and
-    makes the staging folder: a hidden folder beside ``out_dir``. Left without ``finish`` (an
-    error, Ctrl-C), it removes that folder (and the folders made for it), so the earlier site stays
-    as it was. ``claim`` takes a path for a source, once; ``stage`` writes a claimed path's bytes
-    into the staging folder unless the earlier site's file holds them already, and may run in
-    worker processes forked after the claims, each staging its own paths; ``add`` does both. With
-    ``write=False`` (a check) paths are claimed and nothing is read or written.
+    Entered (``with``), it waits for any other build writing beside ``out_dir`` (see swap.py),
+    clears what a stopped build left there, refuses a folder papercat did not write, lists the
+    earlier site and makes the staging folder. Left without ``finish`` (an error, Ctrl-C), it
+    removes that folder (and the folders made for it), so the earlier site stays as it was.
+    ``claim`` takes a path for a source, once; ``stage`` puts a claimed path's bytes into the
+    staging folder (a hard link to the earlier site's file if that holds them already), and may run
+    in worker processes forked after the claims, each staging its own paths; ``add`` does both.
+    With ``write=False`` (a check) paths are claimed and nothing is read or written.
     """
 
     def __init__(self, out_dir: Path, write: bool = True, digests: bool = False) -> None:
@@ -101,25 +103,33 @@ class Staging:
         self.fresh = True  # no earlier site: the staging folder becomes the site
         self.old_files: dict[str, os.stat_result] = {}
         self.old_folders: set[str] = set()
+        # The folder swapped: a symbolic link to the site stays a link, to the new site.
+        self.site = os.path.realpath(out_dir)
         self._made = {""}  # the folders this process has made (or found) in the staging folder
         self._mask = 0
         self._parents: list[Path] = []  # the folders made for the staging folder, deepest first
+        self._lock: int | None = None
 
     def __enter__(self) -> Staging:  # noqa: PYI034 (typing.Self needs Python 3.11)
         if not self.write:
             return self
-        check_output_folder(self.out_dir)
-        parent = self.out_dir.resolve().parent
+        parent = Path(self.site).parent
         self._parents = _missing_folders(parent)
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            self.folder = tempfile.mkdtemp(prefix=f".{self.out_dir.name}.new-", dir=parent)
+            self._lock = lock_beside(parent, self.out_dir)
+            clear_leftovers(self.site)
+            check_output_folder(self.out_dir)
+            self.folder = tempfile.mkdtemp(prefix=f".{os.path.basename(self.site)}{STAGING}", dir=parent)
             os.chmod(self.folder, 0o755)  # mkdtemp made it 0700
             self._mask = _umask()
-            self.fresh = not self.out_dir.exists()
+            self.fresh = not os.path.exists(self.site)
             if not self.fresh:
-                self.old_files, self.old_folders = site_listing(str(self.out_dir))
-                self.old_files.pop(MARKER, None)
+                self.old_files, self.old_folders = site_listing(self.site)
+        except OSError as exc:
+            self._discard()
+            raise CatalogError(f"{exc.filename or parent}: {exc.strerror}; expected a folder where the "
+                               "site can be staged beside the output folder") from exc
         except BaseException:
             self._discard()
             raise
@@ -137,25 +147,31 @@ class Staging:
         self.sources[path] = source
 
     def stage(self, path: str, data: bytes, key: PageKey | None = None) -> Staged:
-        """Write ``data``, the bytes of a claimed ``path`` (a page of ``key``, if keyed), into the staging
-        folder unless the earlier site's file at ``path`` holds them already (it is then kept as it is)."""
+        """Put ``data``, the bytes of a claimed ``path`` (a page of ``key``, if keyed), into the staging
+        folder: the earlier site's file at ``path`` if it holds them already, else a new file."""
         digest = hashlib.sha256(data).digest() if self.digests else None
-        root = self.folder
-        if root is None:  # a check
+        if self.folder is None:  # a check
             return Staged(path, None, digest, key)
-        kept = None if self.fresh else _same_bytes(str(self.out_dir), path, data, self.old_files.get(path))
-        if kept is None:
-            self._make_folder(root, path.rpartition("/")[0])
-            _write_new(os.path.join(root, path), data, self._mask)
+        old = self.old_files.get(path)
+        kept = _same_bytes(self.site, path, data, old)
+        with self._staging(path) as target:
+            if kept is None:
+                _write_new(target, data, self._mask)
+            else:
+                assert old is not None
+                _keep_file(os.path.join(self.site, path), target, old, self._mask, data)
         return Staged(path, kept, digest, key)
 
     def keep(self, path: str, size: int, mtime_ns: int, digest: bytes, key: PageKey | None = None) -> Staged | None:
-        """Return the earlier site's file at ``path`` (a page of ``key``, if keyed) as staged, unread, if
-        it is still the regular file of that size and modification time whose sha256 was recorded as
-        ``digest``; else None."""
+        """Stage the earlier site's file at ``path`` (a page of ``key``, if keyed) unread, if it is still
+        the regular file of that size and modification time whose sha256 was recorded as ``digest``;
+        else return None."""
         old = self.old_files.get(path)
         if old is None or not stat.S_ISREG(old.st_mode) or old.st_size != size or old.st_mtime_ns != mtime_ns:
             return None
+        if self.folder is not None:
+            with self._staging(path) as target:
+                _keep_file(os.path.join(self.site, path), target, old, self._mask)
         return Staged(path, stat.S_IMODE(old.st_mode), digest if self.digests else None, key, False)
 
     def add(self, path: str, data: bytes, source: str) -> Staged:
@@ -169,33 +185,52 @@ class Staging:
                 for file in sorted(p for p in folder.rglob("*") if p.is_file())]
 
     def finish(self, staged: Sequence[Staged]) -> WriteReport:
-        """Bring ``out_dir`` to exactly the ``staged`` files, touching only what differs.
+        """Make ``out_dir`` exactly the ``staged`` files, in one step, and remove the earlier site.
 
-        A new site is the staging folder renamed into place. In an earlier site, every file whose
-        bytes are the same was kept (so its mtime, and a deploy's diff, stay as they were); files
-        no longer in the site are removed, and the staged ones renamed over the old ones, so a
-        reader never sees a half-written file. Files and folders are made 0644 and 0755 whatever
-        the umask. The renaming is shared among a few threads (they wait on the system, not on
-        Python), which have all ended when this returns.
+        Files and folders are 0644 and 0755 whatever the umask. An earlier site that is already
+        exactly these files, with those modes, is left alone (its folders' times too).
         """
         assert self.folder is not None, "finish is called once, on an entered Staging that writes"
-        out = str(self.out_dir)
+        changed = sorted(s.path for s in staged if s.kept_mode is None)
+        removed = sorted(set(self.old_files) - {s.path for s in staged} - {MARKER})
         self._parents = []  # the site goes beside them: they stay
-        if self.fresh:
-            _write_new(os.path.join(self.folder, MARKER), b"", self._mask)
-            os.rename(self.folder, out)
-            self.folder = None
-            return WriteReport(tuple(sorted(s.path for s in staged)), 0, ())
-        modes = {s.path: s.kept_mode for s in staged}
-        changed = sorted(rel for rel, mode in modes.items() if mode is None)
-        removed = sorted(rel for rel in self.old_files if rel not in modes)
-        for rel in removed:  # first, so that a folder may become a file and a file a folder
-            os.unlink(os.path.join(out, rel))
-        _prune_empty_folders(out, removed)
-        _replace_all(self.folder, out, changed, self.old_folders)
-        self._discard()  # the staging folder, without files now
-        _fix_modes(out, modes)
-        return WriteReport(tuple(changed), len(modes) - len(changed), tuple(removed))
+        if not self.fresh and not changed and not removed and self._modes_right(staged):
+            remove_tree(self.folder)
+        else:
+            with self._staging(MARKER) as target:
+                if MARKER in self.old_files:
+                    _keep_file(os.path.join(self.site, MARKER), target, self.old_files[MARKER], self._mask)
+                else:
+                    _write_new(target, b"", self._mask)
+            try:
+                earlier = swap(self.folder, self.site, self.fresh)
+            except OSError as exc:  # put right on leaving (clear_leftovers), if the swap took two renames
+                raise CatalogError(f"{self.out_dir}: cannot be replaced ({exc.strerror}); expected a folder "
+                                   "papercat may rename. The site was left as it was") from exc
+            self.folder = None  # (a Ctrl-C before this line removes the earlier site, where it was staged)
+            if earlier is not None:
+                remove_tree(earlier)
+        self.folder = None
+        return WriteReport(tuple(changed), len(staged) - len(changed), tuple(removed))
+
+    def _modes_right(self, staged: Sequence[Staged]) -> bool:
+        """Return whether the earlier site has the folders of ``staged``, its files 0644, its folders 0755."""
+        folders = set(_folders(s.path for s in staged))
+        return (folders == self.old_folders and all(s.kept_mode == 0o644 for s in staged)
+                and all(stat.S_IMODE(os.stat(os.path.join(self.site, folder)).st_mode) == 0o755
+                        for folder in ["", *folders]))
+
+    @contextmanager
+    def _staging(self, path: str) -> Iterator[str]:
+        """Make the folders of ``path`` in the staging folder and give where its file goes; a failure to
+        write there (a full disk) becomes an error that names the file."""
+        assert self.folder is not None
+        try:
+            self._make_folder(self.folder, path.rpartition("/")[0])
+            yield os.path.join(self.folder, path)
+        except OSError as exc:
+            raise CatalogError(f"{self.out_dir / path}: {exc.strerror}; expected room on the disk for the "
+                               "new site. The site was left as it was") from exc
 
     def _make_folder(self, root: str, folder: str) -> None:
         """Make ``folder`` and its parents in the staging folder ``root``, unless this process or another has."""
@@ -212,16 +247,22 @@ class Staging:
         self._made.add(folder)
 
     def _discard(self) -> None:
-        """Remove the staging folder and the folders made for it, if they are there."""
+        """Remove the staging folder, undo a swap cut short, remove the folders made for the staging
+        folder, and let the next build in."""
         if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+            remove_tree(self.folder)
             self.folder = None
+        if self._lock is not None:
+            clear_leftovers(self.site)
         for folder in self._parents:
             try:
                 folder.rmdir()
             except OSError:  # never made, or something else went into it meanwhile
                 break
         self._parents = []
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
 
 def _missing_folders(folder: Path) -> list[Path]:
@@ -231,22 +272,6 @@ def _missing_folders(folder: Path) -> list[Path]:
         missing.append(folder)
         folder = folder.parent
     return missing
-
-
-def _in_threads(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """Return ``[work(item) for item in items]``, shared among ``jobs()`` threads in runs of items.
-
-    For file operations, which release the GIL while the system works. Every thread has ended
-    when this returns (parallel.py forks workers only when no other thread runs); the first
-    error is raised.
-    """
-    threads = min(jobs(), len(items) // _RUN)
-    if threads < 2:
-        return [work(item) for item in items]
-    runs = [items[start:start + _RUN] for start in range(0, len(items), _RUN)]
-    with ThreadPoolExecutor(threads, thread_name_prefix="papercat-writer") as pool:
-        done = list(pool.map(lambda run: [work(item) for item in run], runs))
-    return [result for run in done for result in run]
 
 
 def _same_bytes(out: str, rel: str, data: bytes, old: os.stat_result | None) -> int | None:
@@ -262,6 +287,24 @@ def _same_bytes(out: str, rel: str, data: bytes, old: os.stat_result | None) -> 
     except OSError:
         return None
     return stat.S_IMODE(old.st_mode) if held == data else None
+
+
+def _keep_file(source: str, target: str, old: os.stat_result, mask: int, data: bytes | None = None) -> None:
+    """Put the earlier site's file ``source`` (``old`` its lstat; ``data`` its bytes, if read) at ``target``.
+
+    A hard link, so that it keeps its inode and modification time; a copy with that modification
+    time, 0644, where the file has another mode (a chmod of a link would change the earlier site
+    before the swap) or cannot be linked (a file system without hard links, an immutable file).
+    """
+    if stat.S_IMODE(old.st_mode) == 0o644:
+        try:
+            os.link(source, target, follow_symlinks=False)
+            return
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise
+    _write_new(target, read_listed(source, old.st_size, follow=False) if data is None else data, mask)
+    os.utime(target, ns=(old.st_atime_ns, old.st_mtime_ns))
 
 
 def read_listed(path: str, size: int, follow: bool = True, whole: bool = False) -> bytes:
@@ -333,43 +376,3 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def _replace_all(staging: str, out: str, paths: list[str], old_folders: set[str]) -> None:
-    """Rename each of ``paths`` from ``staging`` over the same path in ``out``.
-
-    First each folder they need is made (a file in its way removed), once per folder; then a
-    folder of the earlier site where a file now goes is removed.
-    """
-    for folder in _folders(paths):
-        path = os.path.join(out, folder)
-        if os.path.lexists(path) and not os.path.isdir(path):
-            os.unlink(path)
-        if not os.path.isdir(path):
-            os.mkdir(path, 0o755)
-    for rel in paths:
-        if rel in old_folders and os.path.isdir(os.path.join(out, rel)):
-            shutil.rmtree(os.path.join(out, rel))
-    _in_threads(lambda rel: os.replace(os.path.join(staging, rel), os.path.join(out, rel)), paths)
-
-
-def _prune_empty_folders(out: str, removed: list[str]) -> None:
-    """Remove the folders that removing files left empty, deepest first."""
-    for folder in sorted(_folders(removed), key=lambda f: f.count("/"), reverse=True):
-        path = os.path.join(out, folder)
-        if os.path.isdir(path) and not os.listdir(path):
-            os.rmdir(path)
-
-
-def _fix_modes(out: str, modes: dict[str, int | None]) -> None:
-    """Make every file of the site world-readable (a chmod leaves mtimes alone).
-
-    ``modes`` holds the permission bits of the files left as they were (None for those written,
-    which were made 0644).
-    """
-    for rel, mode in modes.items():
-        if mode is not None and mode != 0o644:
-            os.chmod(os.path.join(out, rel), 0o644)
-    for folder in [out, *(os.path.join(out, f) for f in _folders(modes))]:
-        if stat.S_IMODE(os.stat(folder).st_mode) != 0o755:
-            os.chmod(folder, 0o755)

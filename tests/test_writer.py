@@ -193,3 +193,49 @@ def test_staged_files_say_whether_they_were_kept_and_carry_their_digest(tmp_path
         ("papers/a.html", 0o600, hashlib.sha256(b"a").digest())]
     assert (report.written, report.unchanged) == (("index.html",), 1)
     assert stat.S_IMODE((site / "papers" / "a.html").stat().st_mode) == 0o644
+
+
+def test_what_a_stopped_build_left_beside_the_site_is_removed_by_the_next(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"home"})
+    for left in [tmp_path / ".site.new-abc123" / "papers", tmp_path / ".site.old" / "papers"]:
+        left.mkdir(parents=True)
+        (left / "a.html").write_bytes(b"half")
+    _site(tmp_path, {"index.html": b"home 2"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert (site / "index.html").read_bytes() == b"home 2"
+
+
+def test_an_earlier_site_left_aside_by_a_swap_cut_short_is_put_back_first(tmp_path):
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"home", "papers/a.html": b"a"})
+    os.utime(site / "papers" / "a.html", ns=(1_000_000_000, 1_000_000_000))
+    site.rename(tmp_path / ".site.old")  # killed between the two renames of a swap without the exchange
+    report = _site(tmp_path, {"index.html": b"home 2", "papers/a.html": b"a"})
+    assert (report.written, report.unchanged) == (("index.html",), 1)
+    assert (site / "papers" / "a.html").stat().st_mtime_ns == 1_000_000_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_without_an_exchange_of_folders_the_site_is_swapped_in_two_renames(tmp_path, monkeypatch):
+    from papercat import swap
+
+    monkeypatch.setattr(swap, "exchange", lambda first, second: False)
+    site = tmp_path / "site"
+    _site(tmp_path, {"index.html": b"home", "papers/a.html": b"a"})
+    inode = (site / "papers" / "a.html").stat().st_ino
+    report = _site(tmp_path, {"index.html": b"home 2", "papers/a.html": b"a"})
+    assert (report.written, report.unchanged) == (("index.html",), 1)
+    assert (site / "papers" / "a.html").stat().st_ino == inode
+    assert (site / "index.html").read_bytes() == b"home 2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_site_reached_by_a_symbolic_link_is_swapped_where_it_is(tmp_path):
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "site"
+    link.symlink_to(tmp_path / "real" / "site", target_is_directory=True)
+    _write({"index.html": b"home"}, link)
+    _write({"index.html": b"home 2"}, link)
+    assert link.is_symlink() and (tmp_path / "real" / "site" / "index.html").read_bytes() == b"home 2"
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["site"]
