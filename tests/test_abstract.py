@@ -15,7 +15,7 @@ import nh3
 import pytest
 
 import papercat.abstract as abstract_module
-from papercat import search
+from papercat.search import terms as search
 from papercat.abstract import MAX_CHARS, Link, plain_text, render_abstract
 from papercat.pipeline import read_content
 from tests.conftest import BUNDLED

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from markupsafe import Markup
 
-from papercat import pipeline, search
+from papercat import pipeline
+from papercat.search import files as search
 from papercat.pagekeys import Keys
 from papercat.pipeline import PROJECT_ROOT, Paths, build
 

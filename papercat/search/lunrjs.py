@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from lunr.pipeline import Pipeline
 from lunr.token import Token
 
-from .memo import Memo
+from ..memo import Memo
 
 __all__ = [
     "LUNR_VERSION",
