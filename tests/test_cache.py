@@ -23,6 +23,7 @@ from papercat.abstract import RenderedAbstract
 from papercat.cache import Cache, digest, paused_gc, seal
 from papercat.cli import main
 from papercat.enrich import keyphrases, related
+from papercat.enrich import reference_papers as reference_module
 from papercat.pipeline import Paths, build
 from papercat.search import chunk_json as chunk_json_module
 from papercat.search import chunks as chunks_module
@@ -228,7 +229,7 @@ def test_a_listing_added_past_the_reference_is_compared_with_the_catalog_alone(m
     """Once a catalog weighs words by its oldest papers (here 16 of 20), a new listing's papers alone are
     picked and compared: the earlier papers keep their keyphrases and scores, and the site is the one a
     build without a cache makes."""
-    monkeypatch.setattr(keyphrases, "REFERENCE_MIN", 4)
+    monkeypatch.setattr(reference_module, "REFERENCE_MIN", 4)
     monkeypatch.setattr(related, "extend", _counting(related.extend, "extend", calls))
     monkeypatch.setattr(paper_map, "_components", _counting(paper_map._components, "svd", calls))
     old, new = zipf_abstracts(20, 1), zipf_abstracts(6, 2)
@@ -790,7 +791,7 @@ def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp
     # Segments of 3 documents, weighted by the first 6: the 7 papers fill segments 0-2, the 2 new ones
     # join segment 2 and leave segments 0 and 1 (and the weights) as they were.
     monkeypatch.setattr(files_module, "SEGMENT_DOCS", 3)
-    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))  # the search index weighs by it too
+    monkeypatch.setattr(reference_module, "reference_count", lambda docs: min(docs, 6))  # the search index weighs by it too
     folder, plain = content("c"), content("plain")
     run(folder, tmp_path / "site", tmp_path / "cache")
     run(plain, tmp_path / "plain")
@@ -814,7 +815,7 @@ def test_segments_not_reached_are_kept_from_the_site_and_made_again_when_their_f
                                                                                               monkeypatch):
     # Segments of 3 documents, weighted by the first 6, as above: the new listing reaches segment 2 only.
     monkeypatch.setattr(files_module, "SEGMENT_DOCS", 3)
-    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))
+    monkeypatch.setattr(reference_module, "reference_count", lambda docs: min(docs, 6))
     folder, plain = content("c"), content("plain")
     run(folder, tmp_path / "site", tmp_path / "cache")
     # The cache holds what each segment's files are, not their bytes: the site has those.

@@ -374,8 +374,8 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             def counting_beside(compute, items, beside, done=None, min_items=parallel.MIN_ITEMS, plain=None, alone=0):
                 forks(items, min_items)
                 return real_beside(compute, items, beside, done, min_items, plain, alone)
-            import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
-            for module in (papercat.cache, related, papercat.enrich.keyphrases):
+            import papercat.cache, papercat.enrich.keyphrases.ranking, papercat.pipeline
+            for module in (papercat.cache, related, papercat.enrich.keyphrases.ranking):
                 module.parallel_map = counting
             papercat.pipeline.map_beside = related.map_beside = counting_beside
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from papercat.enrich import keyphrases as keyphrases_module
+from papercat.enrich import reference_papers as reference_module
 from papercat.enrich import related as related_module
 from papercat.enrich.keyphrases import analyse, extract_keyphrases, term_runs
 from papercat.enrich.related import (
@@ -279,7 +279,7 @@ def test_scipys_loop_and_numpys_indexing_add_the_rare_terms_alike(monkeypatch):
 def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
     """Papers added to a catalog past its reference (its oldest 128 of 300 here) are compared with all,
     and the earlier papers' lists take them in: as relating all at once does, ties and copies included."""
-    monkeypatch.setattr(keyphrases_module, "REFERENCE_MIN", 64)
+    monkeypatch.setattr(reference_module, "REFERENCE_MIN", 64)
     docs = synthetic(300, seed=7)
     order = list(range(300))
     random.Random(3).shuffle(order)  # arrival is not catalog order
@@ -375,7 +375,7 @@ def test_the_bundled_analyses_travel_as_plain_values_unchanged(bundled):
 def test_the_terms_may_be_freed_once_the_matrix_is_made(monkeypatch):
     """``made()`` comes once the matrix holds the terms and before ``beside`` (while workers compare): a caller
     that empties the terms there finds the same relations, whole or extended."""
-    monkeypatch.setattr(keyphrases_module, "REFERENCE_MIN", 64)
+    monkeypatch.setattr(reference_module, "REFERENCE_MIN", 64)
     docs = synthetic(300, seed=11)
     phrases = extract_keyphrases(docs)
     steps: list[str] = []

@@ -13,15 +13,8 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
-from papercat.enrich.keyphrases import (
-    PaperPhrases,
-    analyse_and_count_terms,
-    count_terms,
-    is_telling,
-    reference_count,
-    reference_size,
-    word_keys,
-)
+from papercat.enrich.keyphrases import PaperPhrases, analyse_and_count_terms, count_terms, is_telling, word_keys
+from papercat.enrich.reference_papers import reference_count, reference_size
 from papercat.parallel import Plain, jobs, map_beside, parallel_map
 from papercat.text import folded
 

@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from ..cache import Cache, digest, paused_gc
-from ..enrich import keyphrases
+from ..enrich import reference_papers
 from ..model import Catalog
 from .chunk_json import _chunk_data
 from .chunks import CHUNK_TARGET, split_index
@@ -66,7 +66,7 @@ class SearchWork:
         without bytes, unread. The others are made now (and remembered in the cache).
         """
         bounds = segment_bounds(len(self.docs))
-        reference = keyphrases.reference_count(len(self.docs))  # weights counted as keyphrases' are
+        reference = reference_papers.reference_count(len(self.docs))  # weights counted as keyphrases' are
         target = self.target if self.target is None or len(bounds) == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
         stage = self.cache.stage(_SEGMENTS_STAGE, SegmentFiles)
         keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
