@@ -30,7 +30,7 @@ from search_index import make_listings
 
 from papercat import search
 from papercat.search import chunk_json
-from papercat.abstract import render_abstract
+from papercat.enrich.abstract import render_abstract
 from papercat.cache import paused_gc
 from papercat.enrich import keyphrases, related
 from papercat.enrich.names import method_names

@@ -10,7 +10,7 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
-from .abstract import RenderedAbstract, plain_text, render_abstract
+from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
 from .enrich import keyphrases, reference_papers, related
 from .enrich.names import method_names

@@ -19,7 +19,7 @@ from lunr.builder import Builder
 from papercat import cache as cache_module
 from papercat import catalog, paper_map, search
 from papercat import listing as listing_module
-from papercat.abstract import RenderedAbstract
+from papercat.enrich.abstract import RenderedAbstract
 from papercat.cache import Cache, digest, paused_gc, seal
 from papercat.cli import main
 from papercat.enrich import keyphrases, related

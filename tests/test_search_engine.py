@@ -16,7 +16,7 @@ from papercat.search import files as search_module
 from papercat.catalog import make_catalog
 from papercat.search.lunrjs import STOP_WORDS, pipeline_terms
 from papercat.pipeline import Paths, build, read_content
-from papercat.abstract import plain_text
+from papercat.enrich.abstract import plain_text
 from papercat.search import search_docs, search_files
 from tests.conftest import BUNDLED
 from tests.searchnode import search

@@ -17,7 +17,7 @@ from papercat.cache import Cache, open_cache
 from papercat.catalog import make_catalog
 from papercat.enrich.names import method_names
 from papercat.search.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
-from papercat.abstract import plain_text
+from papercat.enrich.abstract import plain_text
 from papercat.pipeline import Paths, build, read_content
 from papercat.search import (
     CHUNK_TARGET,

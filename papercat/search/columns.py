@@ -9,7 +9,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..abstract import plain_text
+from ..enrich.abstract import plain_text
 from ..cache import Cache, digest
 from ..parallel import parallel_map
 from .arrays import _runs

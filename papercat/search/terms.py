@@ -7,7 +7,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..abstract import plain_text
+from ..enrich.abstract import plain_text
 from ..text import counted
 from .documents import SearchDoc
 from .lunrjs import index_terms, tokenize
