@@ -8,18 +8,14 @@ from xml.etree.ElementTree import Element
 
 from latex2mathml.converter import convert_to_element
 
+from papercat.wordlists import read_list
+
 from .tokens import MAX_DEPTH, MAX_MATH_CHARS
 
 # Every element latex2mathml emits; semantics and annotation it does not.
-_MATHML_TAGS = frozenset(["math", "mrow", "mi", "mn", "mo", "mtext", "mspace", "mstyle", "msup", "msub",
-                          "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable",
-                          "mtr", "mtd", "mpadded", "mphantom", "menclose"])
+_MATHML_TAGS = frozenset(read_list(__package__, "mathml_tags.txt"))
 # Presentation attributes only: no colours (white on white hides text), no href, no style, no xmlns.
-_MATHML_ATTRS = frozenset(["display", "mathvariant", "stretchy", "fence", "separator", "form", "lspace",
-                           "rspace", "minsize", "maxsize", "movablelimits", "largeop", "symmetric", "accent",
-                           "accentunder", "displaystyle", "scriptlevel", "linethickness", "width", "height",
-                           "depth", "voffset", "notation", "columnalign", "columnspacing", "rowspacing",
-                           "columnlines", "rowlines", "frame", "mathsize"])
+_MATHML_ATTRS = frozenset(read_list(__package__, "mathml_attributes.txt"))
 _LENGTH_ATTRS = frozenset(["lspace", "rspace", "minsize", "maxsize", "linethickness", "width", "height",
                            "depth", "voffset", "mathsize"])
 _ATTR_VALUE = re.compile(r"[A-Za-z0-9 .+-]{1,40}")  # words and numbers: no url(), no quotes

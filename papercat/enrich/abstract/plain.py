@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from papercat.text import collapse_spaces
+from papercat.wordlists import read_list
 
 from .tokens import (
     _SPACES,
@@ -32,12 +33,7 @@ _MATH_ALIGN = re.compile(r"(?<!\\)[&~]")
 _MATH_ESCAPE = re.compile(r"\\([^A-Za-z])")
 _MATH_WORD = re.compile(r"\\([A-Za-z]+)")
 # Commands that size, space or style what follows: "\big(\sqrt{KL}" must read "(√KL", not "big(KL".
-_SILENT = frozenset(["left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl",
-                     "biggr", "middle", "displaystyle", "textstyle", "scriptstyle", "limits", "nolimits",
-                     "mathstrut", "mathcal", "mathbb", "mathbf", "mathrm", "mathit", "mathsf", "mathtt",
-                     "mathscr", "mathfrak", "boldsymbol", "bm", "operatorname", "tilde", "hat", "bar", "vec",
-                     "dot", "ddot", "overline", "underline", "widehat", "widetilde", "text", "textbf",
-                     "textit", "texttt", "textrm", "mbox", "emph"])
+_SILENT = frozenset(read_list(__package__, "silent_commands.txt"))
 
 
 def _math_word(match: re.Match[str]) -> str:

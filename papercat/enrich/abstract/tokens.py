@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from latex2mathml.symbols_parser import convert_symbol
 
 from papercat.text import collapse_spaces
+from papercat.wordlists import read_list
 
 MAX_CHARS = 20_000  # longer abstracts are cut: no real abstract comes near, a pasted paper does
 MAX_MATH_CHARS = 500  # a longer "$...$" is a stray dollar pairing, or an attempt to slow the build
@@ -103,9 +104,7 @@ _STYLES = {"textbf": "strong", "mathbf": "strong", "textit": "em", "mathit": "em
 _SWITCHES = {"em": "em", "it": "em", "itshape": "em", "sl": "em", "bf": "strong", "bfseries": "strong",
              "tt": "code", "ttfamily": "code", "rm": "", "sc": "", "sf": "", "normalfont": "", "upshape": "",
              "scshape": "", "mdseries": ""}
-_DROPPED = frozenset(["cite", "citep", "citet", "citealp", "citeauthor", "citeyear", "ref", "eqref",
-                      "autoref", "cref", "Cref", "label", "footnotemark", "vspace", "hspace",
-                      "includegraphics"])
+_DROPPED = frozenset(read_list(__package__, "dropped_commands.txt"))
 _WORDS = {"LaTeX": "LaTeX", "TeX": "TeX", "ldots": "…", "dots": "…", "textendash": "–", "textemdash": "—",
           "textasciitilde": "~", "textbackslash": "\\", "textbar": "|", "textless": "<", "textgreater": ">",
           "copyright": "©", "S": "§", "P": "¶", "dag": "†", "ddag": "‡", "pounds": "£", "euro": "€"}

@@ -5,20 +5,20 @@ from __future__ import annotations
 import re
 
 from papercat.text import WEB_ENDINGS
+from papercat.wordlists import read_list
 
 # Acronyms nearly every abstract mentions: seeing one is no sign of a new contribution.
-_COMMON = frozenset(["AI", "API", "BERT", "CNN", "CoT", "DPO", "GNN", "GPT", "ICL", "LLM", "LM", "LoRA", "MLLM", "MoE", "NLP", "PLM", "PTQ", "RAG", "RL", "RLHF", "RNN", "SFT", "SOTA", "ToM", "VLM"])
+_COMMON = frozenset(read_list(__package__, "common_acronyms.txt"))
 # Spelling these out would only lengthen a title; rarer ones ("RM", "CCB") are spelt out.
 _WELL_KNOWN = frozenset(["AI", "API", "CNN", "GNN", "GPT", "LLM", "LM", "MLLM", "NLP", "RL", "RLHF", "RNN", "SOTA", "VLM"])
 _FILLER = frozenset(["a", "an", "the", "two", "three", "several", "novel", "new", "first", "simple", "general", "unified", "principled"])
 _GENERIC = frozenset(["framework", "method", "approach", "technique", "algorithm", "algorithms", "model", "pipeline", "strategy", "system", "tool", "toolkit", "benchmark"])
 # A title that ends on one of these reads as cut off.
-_STOP = frozenset(["a", "an", "the", "of", "for", "to", "in", "on", "with", "without", "by", "via", "from", "during", "across", "through", "throughout", "toward", "towards", "under", "over", "between", "and", "or", "nor", "as", "at", "into", "onto", "that", "which", "whose", "while", "where", "when", "whether", "its", "their", "our", "is", "are", "be", "designed", "aimed", "based", "tailored", "using", "such", "either", "both", "than", "vs", "also", "very", "more", "most", "not"])
+_STOP = frozenset(read_list(__package__, "cut_off_words.txt"))
 # A determiner before a cue word makes it a noun ("an empirical study"), not something we do.
 _DETERMINERS = frozenset(["a", "an", "the", "this", "these", "those", "our", "their", "its", "many", "such", "some", "each"])
-_CUE_VERBS = {"strong": "propose introduce present develop design build create derive provide offer release",
-              "weak": "study investigate explore analyze analyse examine frame identify revisit characterize",
-              "claim": "show find demonstrate reveal"}
+_CUE_VERBS = {kind: " ".join(verbs)
+              for kind, *verbs in map(str.split, read_list(__package__, "cue_verbs.txt"))}
 
 _WORD = re.compile(r"\b[a-z]{4,}\b")  # a dict lookup per word is faster than a long regex alternation
 # "We", "our", "this paper"...: each alternative starts with a plain letter, so re only tries where one

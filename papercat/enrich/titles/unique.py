@@ -6,22 +6,15 @@ import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 
+from papercat.wordlists import read_list
+
 from .derive import derive_title
 from .patterns import _DETERMINERS, _FILLER, _STOP
 from .reading import _LONGEST, _clean, _fit
 
 _UNIQUE_MAX = 120  # a distinguishing phrase may lengthen a title past derive_title's 100 characters
 # Words that say nothing about what sets one paper apart from another with the same title.
-_BLAND = _STOP | _FILLER | _DETERMINERS | frozenset([
-    "we", "us", "it", "this", "paper", "work", "study", "method", "methods", "approach", "approaches",
-    "results", "experiments", "show", "shows", "shown", "demonstrate", "demonstrates", "propose", "proposes",
-    "proposed", "present", "presents", "introduce", "introduces", "achieve", "achieves", "outperform",
-    "outperforms", "existing", "extensive", "various", "significant", "can", "may", "will", "has", "have",
-    "had", "was", "were", "been", "being", "also", "then", "thus", "however", "moreover", "furthermore",
-    "further", "here", "there", "task", "tasks", "performance", "state", "art", "use", "uses", "used",
-    "relies", "rely", "employs", "employ", "leverages", "leverage", "combines", "combine", "applies", "apply",
-    "enables", "enable", "improves", "improve", "reduces", "reduce", "builds", "build", "trained", "learned",
-    "learns", "learn", "called", "named", "yields", "yield", "provides", "provide"])
+_BLAND = _STOP | _FILLER | _DETERMINERS | frozenset(read_list(__package__, "bland_words.txt"))
 # Words, and the runs of punctuation that end a phrase.
 _CHUNK_WORD = re.compile(r"[A-Za-z0-9][\w'-]*|[^\w\s]+")
 
