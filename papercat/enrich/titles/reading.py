@@ -41,21 +41,31 @@ _LONGEST = 6000  # abstracts run to about 2,000 characters; a longer paste must 
 
 def _clean(text: str) -> str:
     """Return the abstract as plain text: no URLs, LaTeX, Markdown emphasis or backslash escapes."""
-    text = _LINK.sub(r"\1", text) if "](" in text else text
-    if "\\" in text or "http" in text or "www." in text:  # each pattern runs only where it can match
-        text = _DROP.sub("", text)
-    if may_hold_web_address(text):  # the domain pattern is slow, so run it only when it can match
-        text = _DOMAIN.sub("", text)
+    text = _without_addresses(_LINK.sub(r"\1", text) if "](" in text else text)
     if "\\" in text:
-        previous = None
-        while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
-            previous, text = text, _LATEX_ARG.sub(r"\1", text)
-        text = _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
+        text = _without_latex(text)
     text = text.replace("``", '"').replace("''", '"')
     if "$" in text or "*" in text or "{" in text or "}" in text or "\\" in text:  # few abstracts have markup
         text = _MARKUP.sub("", text)
     text = text.replace("---", " — ").replace("--", " — ")
     return collapse_spaces(_TIE.sub(" ", text) if "~" in text else text)
+
+
+def _without_addresses(text: str) -> str:
+    """Return text without URLs, \\url{...}, \\href{...}, footnotes and web addresses."""
+    if "\\" in text or "http" in text or "www." in text:  # each pattern runs only where it can match
+        text = _DROP.sub("", text)
+    if may_hold_web_address(text):  # the domain pattern is slow, so run it only when it can match
+        text = _DOMAIN.sub("", text)
+    return text
+
+
+def _without_latex(text: str) -> str:
+    """Return text with LaTeX commands unwrapped to their arguments, symbols written as characters."""
+    previous = None
+    while previous != text:  # one pass unwraps only the innermost of \texttt{\textbf{X}}
+        previous, text = text, _LATEX_ARG.sub(r"\1", text)
+    return _LATEX_WORD.sub(lambda m: _SYMBOLS.get(m[1], "" if m[1].isalpha() else m[1]), text)
 
 
 def _sentences(text: str) -> list[tuple[int, str]]:
@@ -80,11 +90,16 @@ def _expansion(words: list[str], acronym: str) -> str | None:
         phrase = words[-k:]
         if phrase[0] in ("—", "-") or any(w[-1] in ",;:" for w in phrase):
             return None
-        flat = " ".join(phrase).lower()
-        if flat[0] == letters[0] and (_is_subsequence(letters[1:], flat[1:])
-                                      or len(phrase) == sum(c.isupper() for c in acronym)):
+        if _abbreviates(acronym, letters, phrase):
             return " ".join(phrase)
     return None
+
+
+def _abbreviates(acronym: str, letters: str, phrase: list[str]) -> bool:
+    """Return whether an acronym (its ``letters``, lowercase) abbreviates the words of ``phrase``."""
+    flat = " ".join(phrase).lower()
+    return flat[0] == letters[0] and (_is_subsequence(letters[1:], flat[1:])
+                                      or len(phrase) == sum(c.isupper() for c in acronym))
 
 
 def _is_distinctive(token: str) -> bool:
@@ -92,9 +107,17 @@ def _is_distinctive(token: str) -> bool:
     parts = [p for p in token.split("-") if p]
     if token.islower() or not parts or parts[0].rstrip("s") in _COMMON or parts[0] in _COMMON:
         return False
-    coined = any(sum(c.isupper() for c in p) >= 2 and p.rstrip("s") not in _COMMON for p in parts)
-    versioned = any(_VERSION.search(p) for p in parts)
-    return coined or versioned and sum(c.isalpha() for c in token) >= 3
+    return _is_coined(parts) or _is_versioned(parts) and sum(c.isalpha() for c in token) >= 3
+
+
+def _is_versioned(parts: list[str]) -> bool:
+    """Return whether a part of a hyphenated word has a letter beside a digit: "GPT-4o", "v2"."""
+    return any(_VERSION.search(p) for p in parts)
+
+
+def _is_coined(parts: list[str]) -> bool:
+    """Return whether a part of a hyphenated word has two capitals and is no common acronym: "GuardAgent"."""
+    return any(sum(c.isupper() for c in p) >= 2 and p.rstrip("s") not in _COMMON for p in parts)
 
 
 def _is_new(term: str, before: str, flags: int = 0) -> bool:
@@ -174,11 +197,19 @@ def _fit(title: str, max_chars: int, mid_phrase: bool = True) -> str:
     if len(title) <= max_chars:
         return title
     shortest = 0.4 * max_chars if mid_phrase else 0  # a much shorter phrase loses more than a cut phrase
+    piece = _cut_at_phrase(title, max_chars, shortest)
+    if piece is not None:
+        return piece
+    word_cuts = [m.start() for m in _SPACE.finditer(title, 0, max_chars + 1)] if mid_phrase else []
+    return next((p for cut in reversed(word_cuts) if (p := _tidy(title[:cut]))), "")
+
+
+def _cut_at_phrase(title: str, max_chars: int, shortest: float) -> str | None:
+    """Return the longest whole phrase title starts with, of ``shortest`` to max_chars characters, or None."""
     for m in reversed([m for m in _BREAK.finditer(title) if shortest <= m.start() <= max_chars]):
         piece, rest = _tidy(title[:m.start()]), title[m.start():]
         dangling = _EITHER.search(piece) or (
             _AND_OR.match(rest) and _ARTICLE_END.search(piece))  # "a lightweight"
         if piece and not dangling:
             return piece
-    word_cuts = [m.start() for m in _SPACE.finditer(title, 0, max_chars + 1)] if mid_phrase else []
-    return next((p for cut in reversed(word_cuts) if (p := _tidy(title[:cut]))), "")
+    return None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
 from papercat.wordlists import read_list
 
@@ -30,7 +31,24 @@ def _words_of(abstract: str) -> set[str]:
 
 def _distinguishing_phrase(abstract: str, others: set[str], max_words: int = 5) -> str:
     """Return the first run of content words in abstract holding a word the others' abstracts lack."""
-    chunks, run = [], []
+    fresh = [run for run in _content_runs(abstract) if any(w.casefold() not in others for w in run)]
+    # A run of two or more words ("graph neural networks") says more than a lone word ("graphs").
+    best = next((run for run in fresh if len(run) > 1), fresh[0] if fresh else [])
+    if len(best) > max_words:  # keep the new word and the words right after it
+        start = next(i for i, w in enumerate(best) if w.casefold() not in others)
+        best = best[max(0, min(start, len(best) - max_words)):][:max_words]
+    return _lowercase_start(" ".join(best))
+
+
+def _lowercase_start(phrase: str) -> str:
+    """Return a phrase with its first letter lowercase, unless its first word is cased as a name."""
+    cased = any(c.isupper() for c in phrase.split(" ", 1)[0][1:])  # keep "GPT-4" or "iPhone" as written
+    return phrase if cased or not phrase else phrase[:1].lower() + phrase[1:]
+
+
+def _content_runs(abstract: str) -> list[list[str]]:
+    """Return the runs of content words of an abstract: no bland words, adverbs or punctuation."""
+    runs, run = [], []
     for token in _CHUNK_WORD.findall(_clean(abstract)[:_LONGEST]) + ["."]:
         folded = token.casefold()
         content = token[0].isalnum() and folded not in _BLAND and not folded.endswith("ly")  # no adverbs
@@ -40,17 +58,9 @@ def _distinguishing_phrase(abstract: str, others: set[str], max_words: int = 5) 
         while run and run[-1] == "of":
             run.pop()
         if run:
-            chunks.append(run)
+            runs.append(run)
         run = []
-    fresh = [c for c in chunks if any(w.casefold() not in others for w in c)]
-    # A run of two or more words ("graph neural networks") says more than a lone word ("graphs").
-    best = next((c for c in fresh if len(c) > 1), fresh[0] if fresh else [])
-    if len(best) > max_words:  # keep the new word and the words right after it
-        start = next(i for i, w in enumerate(best) if w.casefold() not in others)
-        best = best[max(0, min(start, len(best) - max_words)):][:max_words]
-    phrase = " ".join(best)
-    cased = any(c.isupper() for c in phrase.split(" ", 1)[0][1:])  # keep "GPT-4" or "iPhone" as written
-    return phrase if cased or not phrase else phrase[:1].lower() + phrase[1:]
+    return runs
 
 
 def _with_phrase(title: str, phrase: str) -> str:
@@ -85,34 +95,61 @@ def unique_titles(titles: Sequence[str], abstracts: Sequence[str], keep: Collect
     # keep: positions of titles a person gave (papers.yaml); those are never changed, the others move.
     keys = [_title_key(t) for t in titles]
     counts = Counter(keys)
-    out = list(titles)
-    taken = set(counts)  # a new title must not take the place of any title already in the catalog
     groups: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
         if counts[key] > 1:
             groups.setdefault(key, []).append(index)
+    # A new title must not take the place of any title already in the catalog.
+    retitling = _Retitling(titles, abstracts, keep, list(titles), set(counts))
     for key in sorted(groups):  # sorted, so the result does not depend on where each paper was listed
-        members = sorted(groups[key], key=lambda i: (abstracts[i], titles[i]))
-        # A word of one abstract is in another's exactly when more than one abstract of the group has it.
-        frequency = Counter(w for i in members for w in _words_of(abstracts[i]))
-        shared = {w for w, n in frequency.items() if n > 1}
-        pending = [i for i in members if i not in keep]
+        retitling.tell_apart(key, sorted(groups[key], key=lambda i: (abstracts[i], titles[i])))
+    return retitling.out
+
+
+def _shared_words(abstracts: list[str]) -> set[str]:
+    """Return the words more than one of the abstracts has: those that tell none of them apart."""
+    frequency = Counter(w for abstract in abstracts for w in _words_of(abstract))
+    return {w for w, n in frequency.items() if n > 1}
+
+
+@dataclass
+class _Retitling:
+    """Titles being made distinct: the titles so far (``out``), and the key of every title taken."""
+
+    titles: Sequence[str]
+    abstracts: Sequence[str]
+    keep: Collection[int]
+    out: list[str]
+    taken: set[str]
+
+    def tell_apart(self, key: str, members: list[int]) -> None:
+        """Give the papers that share the title of ``key`` titles of their own."""
+        shared = _shared_words([self.abstracts[i] for i in members])
+        pending = [i for i in members if i not in self.keep]
         plain_is_free = len(pending) == len(members)  # a given title keeps the plain one for itself
         for make in (_longer_title, _title_with_phrase):
-            candidates = {i: make(titles[i], abstracts[i], shared) for i in pending}
-            seen = Counter(_title_key(c) for c in candidates.values())
-            for i, candidate in candidates.items():
-                new = _title_key(candidate)
-                # Two members reaching the same new title are no more distinct than before.
-                if candidate and len(candidate) <= _UNIQUE_MAX and new != key and new not in taken \
-                        and seen[new] == 1:
-                    out[i] = candidate
-                    taken.add(new)
-            pending = [i for i in pending if _title_key(out[i]) == key]
+            self._retitle(key, pending, make, shared)
+            pending = [i for i in pending if _title_key(self.out[i]) == key]
         # The first one left keeps the plain title, unless a given title has it.
-        for number, i in enumerate(pending[1:] if plain_is_free else pending, start=2):
-            while _title_key(numbered := _numbered(titles[i], number)) in taken:
+        self._number(pending[1:] if plain_is_free else pending)
+
+    def _retitle(self, key: str, pending: list[int], make: Callable[[str, str, set[str]], str],
+                 shared: set[str]) -> None:
+        """Give each pending paper the title ``make`` makes, where it is new and no other's."""
+        candidates = {i: make(self.titles[i], self.abstracts[i], shared) for i in pending}
+        seen = Counter(_title_key(c) for c in candidates.values())
+        for i, candidate in candidates.items():
+            new = _title_key(candidate)
+            # Two members reaching the same new title are no more distinct than before.
+            if candidate and len(candidate) <= _UNIQUE_MAX and new != key and new not in self.taken \
+                    and seen[new] == 1:
+                self.out[i] = candidate
+                self.taken.add(new)
+
+    def _number(self, pending: list[int]) -> None:
+        """Number the papers still without a title of their own: "title (2)", "title (3)"."""
+        for number, i in enumerate(pending, start=2):
+            while _title_key(numbered := _numbered(self.titles[i], number)) in self.taken:
                 number += 1
-            out[i] = numbered
-            taken.add(_title_key(numbered))
-    return out
+            self.out[i] = numbered
+            self.taken.add(_title_key(numbered))
