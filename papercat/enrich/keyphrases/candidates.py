@@ -52,8 +52,16 @@ def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_K
     # (_is_filler's one-word test inline: most n-grams are one word.)
     phrases = {key: [float(n), n, n, False] for key, n in counts.items()
                if not (flags[key[0]] & _FILLER_ALONE if len(key) == 1 else _is_filler(key, flags))}
-    # ... then those in the title or the lead sentences weighed part by part, in order: a part a phrase
-    # is not in adds 0.0, so each weight is the very float of a sum over the parts it is in.
+    _weigh_lead(phrases, grams)
+    _drop_name_pieces(phrases, defined)
+    _merge_aliases(phrases, _short_spellings(defined), numbers, table)
+    return phrases
+
+
+def _weigh_lead(phrases: dict[_Key, list], grams: list[list[_Key]]) -> None:
+    """Weigh again, part by part, the phrases in the title or the lead sentences (``grams`` but the last)."""
+    # In order: a part a phrase is not in adds 0.0, so each weight is the very float of a sum over the
+    # parts it is in.
     lead = [counted(part) for part in grams[:-1]]
     for key in set().union(*lead):
         phrase = phrases.get(key)
@@ -62,10 +70,12 @@ def _candidates(numbers: list[int], table: Sequence[_Token], grams: list[list[_K
             n = phrase[_COUNT]
             weight = sum(map(mul, _LEAD_PART_WEIGHTS, times))
             phrase[:] = [weight + (n - sum(times)) * _LATER_WEIGHT, n - times[0], n - times[0], times[0] > 0]
-    _drop_name_pieces(phrases, defined)
-    _merge_aliases(phrases, {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
-                             if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}, numbers, table)
-    return phrases
+
+
+def _short_spellings(defined: dict[str, list[list[_Token]]]) -> dict[str, _Key]:
+    """Map each acronym spelt out in one run of 2 to MAX_WORDS words to that run's keys."""
+    return {a: tuple(t[0] for t in spelt[0]) for a, spelt in defined.items()
+            if len(spelt) == 1 and 1 < len(spelt[0]) <= MAX_WORDS}
 
 
 def _spellings(keys: list[_Key], numbers: list[int], table: Sequence[_Token]) -> dict[_Key, dict[_Key, int]]:
@@ -94,12 +104,17 @@ def _drop_name_pieces(phrases: dict[_Key, list], defined: dict[str, list[list[_T
             continue
         whole = len(runs) == 1 and len(runs[0]) <= MAX_WORDS  # a short spelling is merged, not dropped
         for run in runs:
-            keys = tuple(t[0] for t in run)
-            for size in range(1, min(len(keys), MAX_WORDS) + 1):
-                for i in range(len(keys) - size + 1):
-                    piece = phrases.get(keys[i:i + size])
-                    if piece is not None and piece[_LITERAL] <= 1 and not (whole and size == len(keys)):
-                        del phrases[keys[i:i + size]]
+            _drop_pieces(phrases, tuple(t[0] for t in run), whole)
+
+
+def _drop_pieces(phrases: dict[_Key, list], keys: _Key, whole: bool) -> None:
+    """Drop the phrases inside a run of a name's spelling (``keys``) said at most once; the whole run
+    too unless ``whole``."""
+    for size in range(1, min(len(keys), MAX_WORDS) + 1):
+        for i in range(len(keys) - size + 1):
+            piece = phrases.get(keys[i:i + size])
+            if piece is not None and piece[_LITERAL] <= 1 and not (whole and size == len(keys)):
+                del phrases[keys[i:i + size]]
 
 
 def _merge_aliases(phrases: dict[_Key, list], aliases: dict[str, _Key], numbers: list[int],

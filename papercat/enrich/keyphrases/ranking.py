@@ -110,16 +110,20 @@ def _select(ranked: list[tuple[float, _Key]], phrases: dict[_Key, list], k_min: 
         keys = [k for _, k in picked]
         if _is_covered(key, keys, phrases) or _is_shifted(key, keys, phrases):
             continue
-        # A longer phrase takes the place of a shorter pick that rarely occurs without it:
-        # "ordinal feedback" replaces "feedback" when the paper's feedback is mostly ordinal.
-        at = len(picked)
-        for i in reversed(range(len(picked))):
-            shorter = picked[i][1]
-            if _contains(key, shorter) and _is_covered(shorter, [k for k in keys if k != shorter] + [key], phrases):
-                del picked[i]
-                at = i
-        picked.insert(at, (score, key))
+        picked.insert(_replace_shorter(picked, key, keys, phrases), (score, key))
     return [key for _, key in picked]
+
+
+def _replace_shorter(picked: list[tuple[float, _Key]], key: _Key, keys: list[_Key], phrases: dict[_Key, list]) -> int:
+    """Drop the picks (``keys``) inside ``key`` that rarely occur without it, and return where ``key`` goes:
+    "ordinal feedback" replaces "feedback" when the paper's feedback is mostly ordinal."""
+    at = len(picked)
+    for i in reversed(range(len(picked))):
+        shorter = picked[i][1]
+        if _contains(key, shorter) and _is_covered(shorter, [k for k in keys if k != shorter] + [key], phrases):
+            del picked[i]
+            at = i
+    return at
 
 
 def _display(spellings: dict[tuple[str, ...], int], proper: frozenset[str]) -> str:

@@ -73,6 +73,8 @@ def _is_verb(token: _Token, previous: str, following: str, opens_title: bool) ->
     return previous.lower() in _MODALS or token[1].endswith("s")
 
 
+# Complexity over 10 on purpose: this loop runs for every word of every abstract, and a helper
+# per test would cost a call per word.
 def _runs(sentence: str, is_title: bool = False, aliases: dict[str, tuple[str, str]] | None = None,
           proper: set[str] | None = None) -> list[list[_Token]]:
     """Split a sentence into runs of words that may form a keyphrase; stopwords and punctuation end a run.

@@ -116,20 +116,36 @@ def _is_stop(lower: str) -> bool:
     """Return whether a lowercase token can never be part of a keyphrase."""
     if lower in _STOP or len(lower) < 2 or lower[0].isdigit() or "'" in lower or "’" in lower:
         return True  # a contraction ("don't") is a function word; possessives are stripped before this
-    if lower.endswith("ly") and "-" not in lower and len(lower) > 4 and lower not in _NOT_ADVERBS:
-        return True  # an adverb: "dynamically", "effectively"
+    return _is_adverb(lower) or _is_counted(lower)
+
+
+def _is_adverb(lower: str) -> bool:
+    """Return whether a lowercase token is an adverb: "dynamically", "effectively"."""
+    return lower.endswith("ly") and "-" not in lower and len(lower) > 4 and lower not in _NOT_ADVERBS
+
+
+def _is_counted(lower: str) -> bool:
+    """Return whether a lowercase token starts with a number: "two-stage", "1-layer"."""
     head = lower.split("-", 1)[0]
-    return head != lower and (head in _NUMBERS or head[:1].isdigit())  # "two-stage", "1-layer"
+    return head != lower and (head in _NUMBERS or head[:1].isdigit())
 
 
 def _is_adjective(word: str) -> bool:
     """Return whether a lowercase word is an adjective, which ends no keyphrase: "in-context", "gated"."""
     first, _, last = word.rpartition("-")
+    return _is_hyphen_adjective(first, last) or _is_adjective_key(word.replace("-", ""))
+
+
+def _is_hyphen_adjective(first: str, last: str) -> bool:
+    """Return whether a hyphenated word (its parts before and after the last hyphen) describes a noun:
+    "retrieval-based", "zero-shot", "multi-agent"."""
     if first and (last in _HYPHEN_ADJECTIVE_ENDINGS or last in _ADJECTIVES):
         return True
-    if first.split("-")[0] in _PREFIXES and not last.endswith(_NOUN_ENDINGS):
-        return True
-    key = word.replace("-", "")
+    return first.split("-")[0] in _PREFIXES and not last.endswith(_NOUN_ENDINGS)
+
+
+def _is_adjective_key(key: str) -> bool:
+    """Return whether a word's key (lowercase, no hyphens) is an adjective by the lists or its ending."""
     if key in _NOT_ADJECTIVES:
         return False
     if key in _ADJECTIVES or key.endswith(_ADJECTIVE_ENDINGS) and len(key) > 4:
@@ -146,10 +162,14 @@ def _word(token: str) -> _Token | None:
         return None
     singular = _singular(raw)
     key = singular.lower().replace("-", "")
-    flags = ((_ING if lower.endswith("ing") else 0) | (_CODED if _is_coded(raw) else 0)
-             | (_PLURAL if singular != raw else 0) | (_ADJECTIVE if _is_adjective(singular.lower()) else 0)
-             | (_BLAND_WORD if key in _BLAND else 0) | (_GENERIC_WORD if key in _GENERIC else 0))
-    return key, raw, singular, flags
+    return key, raw, singular, _flags(raw, singular, key)
+
+
+def _flags(raw: str, singular: str, key: str) -> int:
+    """Return a word's flags, given as written (without a possessive), its singular and its key."""
+    return ((_ING if raw.lower().endswith("ing") else 0) | (_CODED if _is_coded(raw) else 0)
+            | (_PLURAL if singular != raw else 0) | (_ADJECTIVE if _is_adjective(singular.lower()) else 0)
+            | (_BLAND_WORD if key in _BLAND else 0) | (_GENERIC_WORD if key in _GENERIC else 0))
 
 
 @lru_cache(maxsize=1 << 16)
