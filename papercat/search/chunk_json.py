@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import count
 
@@ -63,8 +64,21 @@ _KEYS = sorted(name for name, _ in FIELDS)  # a posting's fields as json's sort_
 
 def _pieces(index: Index) -> tuple[_Pieces, dict[str, int]]:
     """Return the pieces of text the index's chunks are made of, and the number of the first of each kind."""
+    encoded = [piece.encode() for piece in _FIXED_PIECES]
+    first = {}
+    for kind, texts in _piece_texts(index).items():
+        first[kind] = len(encoded)
+        encoded.extend(text.encode() for text in texts)
+    # 32-bit offsets (a few MB of pieces) make the joins several times quicker than 64-bit ones.
+    sizes = np.fromiter(map(len, encoded), np.int32, len(encoded))
+    return _Pieces(np.frombuffer(b"".join(encoded), dtype=np.uint8), np.cumsum(sizes, dtype=np.int32) - sizes,
+                   sizes), first
+
+
+def _piece_texts(index: Index) -> dict[str, Iterable[str]]:
+    """Return the texts of the index's own pieces, by kind, in the order they are numbered."""
     encode, first_key = _encode_string, _encode_string(_KEYS[0])
-    kinds = {
+    return {
         "term": (f"{n}," for n in index.written()),
         "weight": map(repr, index.weights.tolist()),
         "head": (f"[{encode(f'{name}/{ref}')},[" for ref in index.refs for name, _ in FIELDS),  # opens a part
@@ -73,15 +87,6 @@ def _pieces(index: Index) -> tuple[_Pieces, dict[str, int]]:
         "posting": (f'[{encode(term)},{{"_index":{n},{first_key}:{{' for n, term in zip(index.written(), index.terms)),
         "next field": (f"}},{encode(key)}:{{" for key in _KEYS[1:]),  # closes a field's refs, opens the next's
     }
-    encoded = [piece.encode() for piece in _FIXED_PIECES]
-    first = {}
-    for kind, texts in kinds.items():
-        first[kind] = len(encoded)
-        encoded.extend(text.encode() for text in texts)
-    # 32-bit offsets (a few MB of pieces) make the joins several times quicker than 64-bit ones.
-    sizes = np.fromiter(map(len, encoded), np.int32, len(encoded))
-    return _Pieces(np.frombuffer(b"".join(encoded), dtype=np.uint8), np.cumsum(sizes, dtype=np.int32) - sizes,
-                   sizes), first
 
 
 def _vector_pieces(index: Index, listed: np.ndarray, per_chunk: np.ndarray,

@@ -151,9 +151,7 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Se
         return _all_analysed(docs, fields)
     keys = list(keys) if keys is not None else [doc_key(d) for d in docs]
     stage = cache.stage(_TERMS_STAGE, TermColumns)
-    old = stage.get(_TERMS_KEY)
-    if old is None or not old.sound():
-        old = _NO_COLUMNS
+    old = _sound(stage.get(_TERMS_KEY))
     at = {key: n for n, key in enumerate(old.doc_keys())}
     sources = np.fromiter((at.get(key, -1) for key in keys), np.int64, len(keys))
     if (sources < 0).all():  # none is the last build's
@@ -164,6 +162,11 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Se
     stage.put(_TERMS_KEY, columns)
     stage.close()  # the columns are the caller's now: the stage keeps only its file
     return columns
+
+
+def _sound(columns: TermColumns | None) -> TermColumns:
+    """Return the cache's columns if they agree with one another, else none."""
+    return columns if columns is not None and columns.sound() else _NO_COLUMNS
 
 
 def terms_cached(cache: Cache) -> bool:
@@ -216,19 +219,29 @@ def _columns(sources: np.ndarray, new: Sequence[DocTerms], old: TermColumns, key
     terms: list[Sequence[str]] = [doc.terms for doc in new]  # the new documents', in the usual case
     counts: list[bytes] = [doc.counts for doc in new]
     if len(reused):
-        terms, counts = [], []
-        fresh = iter(new)
-        at = 0
-        for source, elements in zip(rest.tolist(), old_elements[np.maximum(rest, 0)].tolist()):
-            if source < 0:
-                doc = next(fresh)
-                terms.append(doc.terms)
-                counts.append(doc.counts)
-            else:
-                terms.append(reused_terms[at:at + elements])
-                counts.append(reused_counts[4 * at:4 * (at + elements)])
-                at += elements
+        terms, counts = _interleaved(rest.tolist(), old_elements[np.maximum(rest, 0)].tolist(), new, reused_terms,
+                                     reused_counts)
     rest_elements = int(sizes[kept:].sum())
     numbers = np.fromiter(map(number.__getitem__, chain.from_iterable(terms)), np.uint32, rest_elements)
     return TermColumns(keys, tuple(number), old.numbers[:4 * kept_elements] + numbers.tobytes(),
                        old.counts[:4 * kept_elements] + b"".join(counts), sizes.tobytes(), lengths.tobytes())
+
+
+def _interleaved(sources: list[int], elements: list[int], new: Sequence[DocTerms], reused_terms: list[str],
+                 reused_counts: bytes) -> tuple[list[Sequence[str]], list[bytes]]:
+    """Return each document's terms and counts: the next of ``new`` where its source is -1, else the next
+    ``elements`` of the old documents' ``reused_terms`` and ``reused_counts``."""
+    terms: list[Sequence[str]] = []
+    counts: list[bytes] = []
+    fresh = iter(new)
+    at = 0
+    for source, size in zip(sources, elements):
+        if source < 0:
+            doc = next(fresh)
+            terms.append(doc.terms)
+            counts.append(doc.counts)
+        else:
+            terms.append(reused_terms[at:at + size])
+            counts.append(reused_counts[4 * at:4 * (at + size)])
+            at += size
+    return terms, counts

@@ -67,15 +67,13 @@ class SearchWork:
         """
         bounds = segment_bounds(len(self.docs))
         reference = reference_papers.reference_count(len(self.docs))  # weights counted as keyphrases' are
-        target = self.target if self.target is None or len(bounds) == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
+        target = self._chunk_target(len(bounds))
         stage = self.cache.stage(_SEGMENTS_STAGE, SegmentFiles)
         keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
         kept = [self._kept(stage.get(key), key, keep) if key is not None else None for key in keys]
         if None in kept:
-            columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
             # The field vectors of the segments to make and those after them: not of the kept ones before.
-            first = bounds[kept.index(None)][0]
-            index = index_of([d.ref for d in self.docs], columns, reference, first)
+            index = self._index(reference, bounds[kept.index(None)][0])
         records: list[SegmentFiles] = []
         files: list[IndexFile] = []
         for n, ((start, stop), record) in enumerate(zip(bounds, kept)):
@@ -90,6 +88,15 @@ class SearchWork:
             records.append(record)
         stage.close()  # the records are the caller's now: the cache keeps only what it will write
         return [*files, IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, records), None)]
+
+    def _chunk_target(self, segments: int) -> int | None:
+        """Return the size a chunk is split at, in each of ``segments`` segments."""
+        return self.target if self.target is None or segments == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
+
+    def _index(self, reference: int, first: int) -> Index:
+        """Return the index of the documents from ``first`` on, weighed over the ``reference`` first ones."""
+        columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
+        return index_of([d.ref for d in self.docs], columns, reference, first)
 
     @staticmethod
     def _kept(record: SegmentFiles | None, key: bytes, keep: Callable[[str, bytes], bool]) -> SegmentFiles | None:
