@@ -64,23 +64,26 @@ _EMPTY_BRACKETS = re.compile(r"\( ?\x00 ?\)")
 _URL_GAP = re.compile(r":? ?\x00 ?(?=[.,;!?)\]])| ?\x00 ?$")
 
 
+def _token_text(token: _Token) -> str:
+    """Return a token as plain text: nothing for markup, NUL for a URL left out."""
+    if isinstance(token, _Text):
+        return token.text
+    if isinstance(token, _Math):
+        return _math_text(token.source)
+    if isinstance(token, _Url):
+        return "\x00"  # a removed URL: its space goes before closing punctuation
+    if isinstance(token, _Delim):
+        return token.char * token.count
+    if isinstance(token, _Open) and token.tag == "(":
+        return " ("
+    if isinstance(token, _Close) and token.tag == "(":
+        return ")"
+    return ""
+
+
 def _text(tokens: list[_Token]) -> str:
     """Write tokens as plain text: no markup, URLs left out, math as readable text."""
-    out = []
-    for token in tokens:
-        if isinstance(token, _Text):
-            out.append(token.text)
-        elif isinstance(token, _Math):
-            out.append(_math_text(token.source))
-        elif isinstance(token, _Url):
-            out.append("\x00")  # a removed URL: its space goes before closing punctuation
-        elif isinstance(token, _Delim):
-            out.append(token.char * token.count)
-        elif isinstance(token, _Open) and token.tag == "(":
-            out.append(" (")
-        elif isinstance(token, _Close) and token.tag == "(":
-            out.append(")")
-    text = "".join(out)
+    text = "".join(map(_token_text, tokens))
     if "\x00" not in text:  # no URL was left out
         return collapse_spaces(text)
     text = _URL_RUN.sub("\x00", _SPACES.sub(" ", text))

@@ -71,6 +71,7 @@ class _Reader:
         _pair_emphasis(top.delims)
         return self.tokens
 
+    # Complexity over 10 on purpose: the tokenizer's dispatch, one branch per kind of token.
     def _scan(self, text: str) -> None:
         dollars = [m.start() for m in _ESCAPED_OR_DOLLAR.finditer(text) if m.group() == "$"] if "$" in text else []
         starts = _TOKEN_START if "://" in text else _NON_URL_START
@@ -128,7 +129,6 @@ class _Reader:
 
     def _command(self, text: str, match: re.Match[str]) -> int:
         name, end = match.group("cmd"), match.end()
-        brace = text.startswith("{", end)
         if name == "url":
             return self._url_command(text, match)
         if name == "href":
@@ -136,14 +136,24 @@ class _Reader:
         if name in _DROPPED:
             arg = _RAW_ARG.match(text, end)
             return arg.end() if arg else end
+        return self._text_command(text, match)
+
+    def _text_command(self, text: str, match: re.Match[str]) -> int:
+        """Read a command that styles, switches or writes text: \\textbf{...}, {\\em ...}, \\ldots."""
+        name, end = match.group("cmd"), match.end()
         word = _WORDS.get(name) or _symbol(name)
-        if brace and (name in _STYLES or name == "footnote" or word is None):
+        if text.startswith("{", end) and (name in _STYLES or name == "footnote" or word is None):
             tag = "(" if name == "footnote" else _STYLES.get(name, "")
             self._open(_Open(tag), _Close(tag), text[match.start():end + 1])
             return end + 1
         if name in _SWITCHES:  # "{\em old}": the space after a switch is LaTeX's, not the text's
             self._switch(_SWITCHES[name])
             return end + 1 if text.startswith(" ", end) else end
+        return self._command_word(text, match, word)
+
+    def _command_word(self, text: str, match: re.Match[str], word: str | None) -> int:
+        """Write a command as the ``word`` it stands for, or as typed when it stands for none."""
+        end = match.end()
         self.tokens.append(_Text(word if word is not None else match.group()))
         return end + 2 if word is not None and text.startswith("{}", end) else end  # \LaTeX{}
 
@@ -198,14 +208,7 @@ class _Reader:
         """Read math from the "$" at ``start``, or a literal "$" when it is not math."""
         after = bisect.bisect_right(dollars, start)
         if text.startswith("$$", start):  # display math: shown inline like the rest
-            k = after + 1
-            while k < len(dollars) and not text.startswith("$$", dollars[k]):
-                k += 1
-            if k < len(dollars) and text[start + 2:dollars[k]].strip():
-                self._math(text[start + 2:dollars[k]])
-                return dollars[k] + 2
-            self.tokens.append(_Text("$$"))
-            return start + 2
+            return self._display_math(text, start, after, dollars)
         if after >= len(dollars):
             self.tokens.append(_Text("$"))
             return start + 1
@@ -217,6 +220,18 @@ class _Reader:
             return start + 1
         self._math(content)
         return end + 1
+
+    def _display_math(self, text: str, start: int, after: int, dollars: list[int]) -> int:
+        """Read display math from the "$$" at ``start`` (``dollars[after]`` is its second "$") to the next
+        "$$", or a literal "$$" when none closes it."""
+        k = after + 1
+        while k < len(dollars) and not text.startswith("$$", dollars[k]):
+            k += 1
+        if k < len(dollars) and text[start + 2:dollars[k]].strip():
+            self._math(text[start + 2:dollars[k]])
+            return dollars[k] + 2
+        self.tokens.append(_Text("$$"))
+        return start + 2
 
     def _math(self, source: str) -> None:
         source = self._math_links(source)
@@ -292,6 +307,7 @@ _MATH_LINK = re.compile(r"\\(?:href|url)\s*\{([^{}]*)\}")
 _STYLED_PART = re.compile(r"\\([A-Za-z]+)\s*\{|\\[%&#_$ ,;]|[{}\\^_$&~*]")
 
 
+# Complexity over 10 on purpose: a scanner of the source's pieces, with the brace depth as its state.
 def _is_styled_text(source: str) -> bool:
     """Whether math ``source`` is only words in text commands, like \\textbf{\\textit{Negated Harm}}."""
     depth, styled, pos = 0, False, 0
@@ -313,14 +329,18 @@ def _is_styled_text(source: str) -> bool:
 
 def _classify(url: str, before: str) -> Link:
     """Return the link for ``url``: code on a forge, a project page, or another page."""
-    try:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").removeprefix("www.")
-        path = [p for p in parts.path.split("/") if p]
-    except ValueError:
-        host, path = "", []
+    host, path = _host_and_path(url)
     if host in _CODE_HOSTS and path and not (host == "huggingface.co" and path[0] in _NOT_CODE_ON_HF):
         return Link(url, "code", "Code")
     if host.endswith((".github.io", ".gitlab.io")) or _PROJECT_CUE.search(before):
         return Link(url, "project", "Project page")
     return Link(url, "other", host or url)
+
+
+def _host_and_path(url: str) -> tuple[str, list[str]]:
+    """Return a URL's host without "www." and the parts of its path; nothing for a URL urlsplit refuses."""
+    try:
+        parts = urlsplit(url)
+        return (parts.hostname or "").removeprefix("www."), [p for p in parts.path.split("/") if p]
+    except ValueError:
+        return "", []
