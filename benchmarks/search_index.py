@@ -32,10 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from papercat.search import files as search_files_module
 from papercat.catalog import make_catalog
-from papercat.pipeline import read_content
 from papercat.enrich.abstract import plain_text
+from papercat.pipeline import read_content
+from papercat.search import files as search_files_module
 from papercat.search import search_files
 
 VENUES = ["ICML 2025", "ICLR 2025", "NeurIPS 2024", "ACL 2024", "CVPR 2025"]

@@ -10,9 +10,9 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
-from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
 from .enrich import keyphrases, reference_papers, related
+from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
 from .enrich.names import method_names
 from .enrich.related import Found
 from .enrich.titles import derive_title, unique_titles

@@ -14,7 +14,6 @@ from xml.etree.ElementTree import Element, SubElement
 import nh3
 import pytest
 
-from papercat.search import terms as search
 from papercat.enrich.abstract import MAX_CHARS, plain_text, render_abstract
 from papercat.enrich.abstract import fragment as fragment_module
 from papercat.enrich.abstract import mathml as mathml_module
@@ -22,6 +21,7 @@ from papercat.enrich.abstract import render as render_module
 from papercat.enrich.abstract import tokens as tokens_module
 from papercat.model import Link
 from papercat.pipeline import read_content
+from papercat.search import terms as search
 from tests.conftest import BUNDLED
 
 MATHML = ' xmlns="http://www.w3.org/1998/Math/MathML"'

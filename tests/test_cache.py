@@ -19,11 +19,11 @@ from lunr.builder import Builder
 from papercat import cache as cache_module
 from papercat import catalog, paper_map, search
 from papercat import listing as listing_module
-from papercat.enrich.abstract import RenderedAbstract
 from papercat.cache import Cache, digest, paused_gc, seal
 from papercat.cli import main
 from papercat.enrich import keyphrases, related
 from papercat.enrich import reference_papers as reference_module
+from papercat.enrich.abstract import RenderedAbstract
 from papercat.pipeline import Paths, build
 from papercat.search import chunk_json as chunk_json_module
 from papercat.search import chunks as chunks_module

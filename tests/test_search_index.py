@@ -15,9 +15,8 @@ import pytest
 import papercat.enrich.names as names_module
 from papercat.cache import Cache, open_cache
 from papercat.catalog import make_catalog
-from papercat.enrich.names import method_names
-from papercat.search.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
 from papercat.enrich.abstract import plain_text
+from papercat.enrich.names import method_names
 from papercat.pipeline import Paths, build, read_content
 from papercat.search import (
     CHUNK_TARGET,
@@ -35,6 +34,7 @@ from papercat.search import (
     text_fields,
 )
 from papercat.search.columns import _analysed
+from papercat.search.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
 from tests.conftest import BUNDLED
 from tests.searchnode import node, search
 

@@ -9,8 +9,8 @@ from itertools import chain
 
 import numpy as np
 
-from ..enrich.abstract import plain_text
 from ..cache import Cache, digest
+from ..enrich.abstract import plain_text
 from ..parallel import parallel_map
 from .arrays import _runs
 from .documents import SearchDoc, doc_key
