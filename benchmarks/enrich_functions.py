@@ -29,13 +29,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from search_index import make_listings
 
 from papercat import search
-from papercat.abstract import render_abstract
 from papercat.cache import paused_gc
 from papercat.enrich import keyphrases, related
+from papercat.enrich.abstract import render_abstract
 from papercat.enrich.names import method_names
 from papercat.enrich.titles import derive_title, unique_titles
 from papercat.enrich.topics import assign_topics
 from papercat.pipeline import read_content
+from papercat.search import chunk_json
 
 
 def abstracts_of(content: Path) -> tuple[list[str], tuple]:
@@ -81,7 +82,7 @@ def run(abstracts: list[str], taxonomy: tuple) -> tuple[dict[str, tuple[float, f
                                                                          doc_terms))
     outputs["search.assemble_index"] = search.serialize(index)  # the Index's repr would elide its arrays
     chunks = search.split_index(index)
-    timed("search._chunk_data", lambda: search._chunk_data(index, chunks))
+    timed("search._chunk_data", lambda: chunk_json._chunk_data(index, chunks))
     return seconds, outputs
 
 

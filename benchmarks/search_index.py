@@ -32,10 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from papercat import search
 from papercat.catalog import make_catalog
+from papercat.enrich.abstract import plain_text
 from papercat.pipeline import read_content
-from papercat.search import plain_text, search_files
+from papercat.search import files as search_files_module
+from papercat.search import search_files
 
 VENUES = ["ICML 2025", "ICLR 2025", "NeurIPS 2024", "ACL 2024", "CVPR 2025"]
 RARE_WORD = "quixotrelline"  # put into exactly one abstract
@@ -148,12 +149,12 @@ def run_node(site: Path, queries: list[dict], repeat: int = 3) -> list[dict]:
 
 def one_index(catalog) -> dict[str, bytes]:
     """Return the search files of ``catalog`` as one unsplit index of one segment: the baseline."""
-    held = search.SEGMENT_DOCS
-    search.SEGMENT_DOCS = max(held, len(catalog.papers))
+    held = search_files_module.SEGMENT_DOCS
+    search_files_module.SEGMENT_DOCS = max(held, len(catalog.papers))
     try:
         return search_files(catalog, target=None)
     finally:
-        search.SEGMENT_DOCS = held
+        search_files_module.SEGMENT_DOCS = held
 
 
 def bench(papers: int, work: Path) -> dict:

@@ -10,9 +10,9 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
-from .abstract import RenderedAbstract, plain_text, render_abstract
 from .cache import Cache, digest, digest_of, paused_gc
-from .enrich import keyphrases, related
+from .enrich import keyphrases, reference_papers, related
+from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
 from .enrich.names import method_names
 from .enrich.related import Found
 from .enrich.titles import derive_title, unique_titles
@@ -51,7 +51,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
 
     ``arrival`` lists paper ids oldest first (``News.oldest_first``; papers it leaves out come after
     it, in reading order): keyphrases and related papers weigh words by the oldest papers (see
-    ``keyphrases.reference_count``). With a ``cache``, results computed by an earlier build from the
+    ``reference_papers.reference_count``). With a ``cache``, results computed by an earlier build from the
     same inputs are reused. ``bar`` counts the papers of each pass (abstracts, titles, keyphrases,
     related, topics). Given a ``search_fields`` list, the papers' search terms of their titles and
     abstracts (search.text_fields) are worked out too, beside the other passes, and added to it.
@@ -59,7 +59,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     merged, venues, venue_order, problems = merge_listings(listings)
     position = {m.id: n for n, m in enumerate(merged)}
     oldest = list(dict.fromkeys([position[i] for i in arrival if i in position] + list(range(len(merged)))))
-    reference = oldest[:keyphrases.reference_count(len(oldest))]  # what keyphrases and related papers weigh by
+    reference = oldest[:reference_papers.reference_count(len(oldest))]  # what keyphrases and related papers weigh by
     overrides = overrides or {}
     cache = cache or Cache()
     bar = bar or Stage("enriching")
@@ -181,7 +181,7 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[
                 bar: Stage) -> tuple[list[tuple[str, ...]], dict[bytes, related.PaperTerms]]:
     """Return every paper's keyphrases: each paper analysed alone (cached), then picked against the
     statistics of the oldest papers (``reference``: their positions by arrival; see
-    ``keyphrases.reference_count``).
+    ``reference_papers.reference_count``).
 
     ``keys`` are the papers' ``digest(title, abstract)``. Each paper's picks are cached under the
     reference's keys too, so a new listing's papers alone are analysed and picked, against the
@@ -229,7 +229,7 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     Both come from the papers' TF-IDF matrix, made of each paper's terms, counted alone (cached,
     or ``counted`` already, by ``keys``: see ``_keyphrases``; emptied once used), and kept with the related papers and
     the places under the hash of the ``reference`` papers (the first of ``oldest``, all positions by
-    arrival; see ``keyphrases.reference_count``). When the last build's papers are the oldest ones
+    arrival; see ``reference_papers.reference_count``). When the last build's papers are the oldest ones
     now, in the same order in the catalog, only the new ones are counted and compared with all
     (``related.extend``); beside, the new papers are placed on the map's axes, kept too (a catalog
     weighed by its oldest papers takes its map's axes from them: ``paper_map.Layout``), or the map is
@@ -239,9 +239,9 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
     key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
     held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places; the map's Layout)
     earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
-    # A catalog that is its own reference (keyphrases.reference_count) is laid out whole; a larger one on
+    # A catalog that is its own reference (reference_papers.reference_count) is laid out whole; a larger one on
     # its reference's axes.
-    whole = len(oldest) < keyphrases.REFERENCE_MIN
+    whole = len(oldest) < reference_papers.REFERENCE_MIN
     kept = held[3] if earlier is not None else None
 
     terms: list[related.PaperTerms] = []

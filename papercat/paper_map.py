@@ -4,7 +4,7 @@ The rows of the TF-IDF matrix the related papers are found with (``enrich.relate
 keyphrases, weighed by the catalog's reference papers) give each paper its two principal components
 (a truncated SVD of the centred matrix, ARPACK with a fixed start vector, signs fixed), scaled into
 a square and rounded to whole units, so the same content always gives the same map. A catalog that
-weighs words by its oldest papers (``keyphrases.reference_count``, from 4,096 papers on) takes its
+weighs words by its oldest papers (``reference_papers.reference_count``, from 4,096 papers on) takes its
 axes from them too (``Layout``): the reference's own rows are laid out by the SVD of their rows, and
 every later paper is projected onto those axes. So a new listing's papers are placed without a new
 SVD: the build keeps the layout in its cache with the related papers, and a build without a cache

@@ -14,10 +14,14 @@ from xml.etree.ElementTree import Element, SubElement
 import nh3
 import pytest
 
-import papercat.abstract as abstract_module
-from papercat import search
-from papercat.abstract import MAX_CHARS, Link, plain_text, render_abstract
+from papercat.enrich.abstract import MAX_CHARS, plain_text, render_abstract
+from papercat.enrich.abstract import fragment as fragment_module
+from papercat.enrich.abstract import mathml as mathml_module
+from papercat.enrich.abstract import render as render_module
+from papercat.enrich.abstract import tokens as tokens_module
+from papercat.model import Link
 from papercat.pipeline import read_content
+from papercat.search import terms as search
 from tests.conftest import BUNDLED
 
 MATHML = ' xmlns="http://www.w3.org/1998/Math/MathML"'
@@ -61,7 +65,7 @@ class Tags(HTMLParser):
 def assert_inert(html: str) -> Tags:
     """Assert that ``html`` holds only allowlisted markup: no script, no handlers, http(s) links only."""
     tags = Tags(html)
-    allowed = {"p", "em", "strong", "a", "code"} | abstract_module._MATHML_TAGS
+    allowed = {"p", "em", "strong", "a", "code"} | mathml_module._MATHML_TAGS
     assert {tag for tag, _ in tags.elements} <= allowed, tags.elements
     for tag, attrs in tags.elements:
         assert not [name for name in attrs if name.startswith("on")], (tag, attrs)
@@ -176,7 +180,7 @@ def test_converter_output_outside_the_allowlist_is_never_silently_dropped(monkey
         math = Element("math")
         SubElement(SubElement(math, "mrow"), "mglyph").text = "lost"
         return math
-    monkeypatch.setattr(abstract_module, "convert_to_element", convert)
+    monkeypatch.setattr(mathml_module, "convert_to_element", convert)
     rendered = render_abstract("see $x$ here")
     assert "<code>$x$</code>" in rendered.html
     assert rendered.warnings == ("the math $x$ is shown as source: latex2mathml made a <mglyph> element",)
@@ -289,7 +293,7 @@ def test_less_than_and_ampersand_are_escaped():
 def test_paragraphs_and_empty_input():
     assert render_abstract("First part.\n\nSecond part.").html == "<p>First part.</p><p>Second part.</p>"
     assert render_abstract("First\nline.").html == "<p>First line.</p>"
-    empty = abstract_module.RenderedAbstract("", "", (), ())
+    empty = render_module.RenderedAbstract("", "", (), ())
     assert render_abstract("") == render_abstract(" \n\t ") == empty
 
 
@@ -436,8 +440,8 @@ def test_pathological_input_completes_and_stays_inert(abstract):
     rendered = render_abstract(abstract)
     assert_inert(rendered.html)
     assert rendered.text == plain_text(abstract)
-    assert nh3.clean(rendered.html, tags=abstract_module._TAGS, attributes=abstract_module._ATTRIBUTES,
-                     url_schemes={"http", "https"}, link_rel=abstract_module._REL) == rendered.html
+    assert nh3.clean(rendered.html, tags=fragment_module._TAGS, attributes=fragment_module._ATTRIBUTES,
+                     url_schemes={"http", "https"}, link_rel=fragment_module._REL) == rendered.html
 
 
 # --- plain text ------------------------------------------------------------------------------------
@@ -490,8 +494,8 @@ def test_bundled_html_is_balanced_inert_and_stable_under_nh3(bundled):
         tags = assert_inert(rendered.html)
         assert rendered.html.startswith("<p>") and rendered.html.endswith("</p>")
         assert [t for t, _ in tags.elements].count("math") == rendered.html.count("</math>")
-        again = nh3.clean(rendered.html, tags=abstract_module._TAGS, attributes=abstract_module._ATTRIBUTES,
-                          url_schemes={"http", "https"}, link_rel=abstract_module._REL)
+        again = nh3.clean(rendered.html, tags=fragment_module._TAGS, attributes=fragment_module._ATTRIBUTES,
+                          url_schemes={"http", "https"}, link_rel=fragment_module._REL)
         assert again == rendered.html, abstract[:60]
         assert render_abstract(abstract) == rendered  # deterministic
 
@@ -528,10 +532,10 @@ def test_next_token_finds_what_a_search_finds():
               "*", "**", "_", "word", " ", "ſ", "é", "~"]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
-        starts = abstract_module._TOKEN_START if "://" in text else abstract_module._NON_URL_START
+        starts = tokens_module._TOKEN_START if "://" in text else tokens_module._NON_URL_START
         for pos in range(len(text) + 1):
-            found = abstract_module._next_token(text, pos, starts)
-            searched = abstract_module._TOKEN.search(text, pos)
+            found = tokens_module._next_token(text, pos, starts)
+            searched = tokens_module._TOKEN.search(text, pos)
             assert (found and found.span()) == (searched and searched.span()), (text, pos)
 
 
@@ -553,13 +557,13 @@ ADVERSARIAL = [
 
 def nh3_clean(fragment: str) -> str:
     """What _clean does with a fragment when it hands it to nh3."""
-    return nh3.clean(fragment, tags=abstract_module._TAGS, attributes=abstract_module._ATTRIBUTES,
-                     url_schemes={"http", "https"}, link_rel=abstract_module._REL, strip_comments=True)
+    return nh3.clean(fragment, tags=fragment_module._TAGS, attributes=fragment_module._ATTRIBUTES,
+                     url_schemes={"http", "https"}, link_rel=fragment_module._REL, strip_comments=True)
 
 
 def fragment_of(abstract: str) -> str:
     """The fragment render_abstract hands to _clean."""
-    return abstract_module._fragment(abstract_module._parse(abstract, [], []), [])
+    return fragment_module._fragment(render_module._parse(abstract, [], []), [])
 
 
 @pytest.fixture(scope="module")
@@ -582,7 +586,7 @@ def test_clean_returns_what_nh3_returns_for_escaped_text():
         paragraphs = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
                       for _ in range(rng.randint(1, 3))]
         fragment = "".join(f"<p>{html.escape(p, quote=False)}</p>" for p in paragraphs)
-        cleaned = abstract_module._clean(fragment, len(paragraphs))
+        cleaned = fragment_module._clean(fragment, len(paragraphs))
         assert cleaned == nh3_clean(fragment), repr(paragraphs)
         skipped += cleaned is fragment
     assert 0 < skipped < 3000  # both ways were taken
@@ -591,7 +595,7 @@ def test_clean_returns_what_nh3_returns_for_escaped_text():
 def test_clean_hands_any_other_tag_to_nh3():
     for fragment in ["<p>a</p><script>alert(1)</script>", '<p><a href="javascript:alert(1)">x</a></p>',
                      "<p><p>x</p></p>", "<p><b>x</b></p>"]:
-        assert abstract_module._clean(fragment, 1) == nh3_clean(fragment)
+        assert fragment_module._clean(fragment, 1) == nh3_clean(fragment)
         assert "<script" not in nh3_clean(fragment) and "javascript" not in nh3_clean(fragment)
 
 

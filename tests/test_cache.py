@@ -19,12 +19,20 @@ from lunr.builder import Builder
 from papercat import cache as cache_module
 from papercat import catalog, paper_map, search
 from papercat import listing as listing_module
-from papercat.abstract import RenderedAbstract
 from papercat.cache import Cache, digest, paused_gc, seal
 from papercat.cli import main
 from papercat.enrich import keyphrases, related
-from papercat.lunrjs import build_pipeline, search_pipeline
+from papercat.enrich import reference_papers as reference_module
+from papercat.enrich.abstract import RenderedAbstract
 from papercat.pipeline import Paths, build
+from papercat.search import chunk_json as chunk_json_module
+from papercat.search import chunks as chunks_module
+from papercat.search import columns as columns_module
+from papercat.search import files as files_module
+from papercat.search import format as format_module
+from papercat.search import index as index_module
+from papercat.search import terms as terms_module
+from papercat.search.lunrjs import build_pipeline, search_pipeline
 from tests.conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C, tree
 
 BASE_URL = "https://example.org/catalog/"
@@ -80,7 +88,7 @@ def calls(monkeypatch) -> Counter:
     counts: Counter = Counter()
     targets = [(listing_module, "parse_listing"), (catalog, "render_abstract"), (catalog, "derive_title"), (catalog, "assign_topics"),
                (related, "analyse_with_terms"), (keyphrases, "pick"), (related, "terms"), (related, "relate_beside"),
-               (search, "doc_terms"), (search, "_segment_files"), (catalog, "method_names")]
+               (columns_module, "doc_terms"), (files_module, "_segment_files"), (catalog, "method_names")]
     for module, name in targets:
         monkeypatch.setattr(module, name, _counting(getattr(module, name), name, counts))
     return counts
@@ -221,7 +229,7 @@ def test_a_listing_added_past_the_reference_is_compared_with_the_catalog_alone(m
     """Once a catalog weighs words by its oldest papers (here 16 of 20), a new listing's papers alone are
     picked and compared: the earlier papers keep their keyphrases and scores, and the site is the one a
     build without a cache makes."""
-    monkeypatch.setattr(keyphrases, "REFERENCE_MIN", 4)
+    monkeypatch.setattr(reference_module, "REFERENCE_MIN", 4)
     monkeypatch.setattr(related, "extend", _counting(related.extend, "extend", calls))
     monkeypatch.setattr(paper_map, "_components", _counting(paper_map._components, "svd", calls))
     old, new = zipf_abstracts(20, 1), zipf_abstracts(6, 2)
@@ -560,9 +568,9 @@ def lunr_index(docs: list[search.SearchDoc]) -> dict:
         builder.field(name, boost)
     for doc in docs:
         builder.add({"ref": doc.ref,
-                     "title": search.tokenize(search._indexed(search.plain_text(doc.title))),
-                     "names": search.tokenize(doc.names),
-                     "abstract": search.tokenize(search._indexed(doc.text))})
+                     "title": terms_module.tokenize(terms_module._indexed(terms_module.plain_text(doc.title))),
+                     "names": terms_module.tokenize(doc.names),
+                     "abstract": terms_module.tokenize(terms_module._indexed(doc.text))})
     return builder.build().serialize()
 
 
@@ -581,7 +589,7 @@ def test_the_assembled_index_is_lunr_builders_to_the_byte(bundled_catalog, calls
     # and from a warm cache
     cache = Cache(Path("/nonexistent-cache-folder-never-written"))
     stage = cache.stage("search", search.TermColumns)
-    stage.loaded = {search._TERMS_KEY: replace(search.term_columns(docs),
+    stage.loaded = {columns_module._TERMS_KEY: replace(search.term_columns(docs),
                                                keys=b"".join(search.doc_key(d) for d in docs))}
     calls.clear()
     assert json.dumps(search.serialize(search.build_index(docs, cache))) == json.dumps(expected)
@@ -640,8 +648,8 @@ def test_search_terms_from_a_damaged_or_foreign_cache_entry_are_analysed_again(b
     path = tmp_path / "cache" / "search.bin"
     sound = path.read_bytes()
     (columns,) = entries(tmp_path / "cache", "search").values()
-    payloads = [pickle.dumps({search._TERMS_KEY: replace(columns, counts=columns.counts[:-4])}),  # disagreeing
-                pickle.dumps({search._TERMS_KEY: {"not": "columns"}})]
+    payloads = [pickle.dumps({columns_module._TERMS_KEY: replace(columns, counts=columns.counts[:-4])}),  # disagreeing
+                pickle.dumps({columns_module._TERMS_KEY: {"not": "columns"}})]
     for data in [sound[:-10], sound[:-1] + bytes([sound[-1] ^ 1])] + [seal("search", p) for p in payloads]:
         path.write_bytes(data)
         calls.clear()
@@ -667,23 +675,23 @@ def test_chunk_files_and_term_sizes_are_what_the_plain_serialization_gives(bundl
         expected = [json.dumps({"version": plain["version"], "fields": plain["fields"],
                                 "fieldVectors": parts[n], "pipeline": plain["pipeline"],
                                 "invertedIndex": [[t, postings[t]] for t in c.terms]},
-                               **search._JSON).encode()
+                               **format_module._JSON).encode()
                     for n, c in enumerate(chunks)]
-        assert search._chunk_data(index, chunks) == expected, target
+        assert chunk_json_module._chunk_data(index, chunks) == expected, target
     sizes: dict[int, int] = {}
     for field_ref, elements in plain["fieldVectors"]:
         header = (len(field_ref) + 8) * 2 // max(len(elements), 2)
         for i in range(0, len(elements), 2):
             sizes[elements[i]] = sizes.get(elements[i], 0) + header + len(f"{elements[i]},{elements[i + 1]},")
-    assert search._term_sizes(index) == {
-        term: len(json.dumps([term, posting], **search._JSON)) + 1 + sizes.get(posting["_index"], 0)
+    assert chunks_module._term_sizes(index) == {
+        term: len(json.dumps([term, posting], **format_module._JSON)) + 1 + sizes.get(posting["_index"], 0)
         for term, posting in plain["invertedIndex"]}
 
 
 def test_an_empty_catalog_has_an_empty_index():
     index = search.build_index([])
     assert search.serialize(index)["invertedIndex"] == [] and search.serialize(index)["fieldVectors"] == []
-    assert len(search._chunk_data(index, search.split_index(index))) == 1
+    assert len(chunk_json_module._chunk_data(index, search.split_index(index))) == 1
 
 
 @pytest.fixture(scope="module")
@@ -703,7 +711,7 @@ def test_weights_round_to_three_places_as_pythons_round_does():
     values = [k / 16 for k in range(400)] + [k / 1000 + 0.0005 for k in range(20000)]
     values += [rng.uniform(0, 60) for _ in range(20000)] + [0.0, 1e-9, 0.0004999999999, 59.9995]
     expected = [round(round(v, 3) * 1000) for v in values]
-    assert search._thousandths(np.array(values)).tolist() == expected
+    assert index_module._thousandths(np.array(values)).tolist() == expected
     assert [repr(n / 1000) for n in expected] == [repr(round(v, 3)) for v in values]
 
 
@@ -782,15 +790,15 @@ def test_a_closed_stage_waits_in_a_temporary_file_and_is_saved_as_it_would_have_
 def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp_path, calls, monkeypatch):
     # Segments of 3 documents, weighted by the first 6: the 7 papers fill segments 0-2, the 2 new ones
     # join segment 2 and leave segments 0 and 1 (and the weights) as they were.
-    monkeypatch.setattr(search, "SEGMENT_DOCS", 3)
-    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))  # the search index weighs by it too
+    monkeypatch.setattr(files_module, "SEGMENT_DOCS", 3)
+    monkeypatch.setattr(reference_module, "reference_count", lambda docs: min(docs, 6))  # the search index weighs by it too
     folder, plain = content("c"), content("plain")
     run(folder, tmp_path / "site", tmp_path / "cache")
     run(plain, tmp_path / "plain")
     assert calls["_segment_files"] == 3 + 3
     made: list[int] = []
-    real = search._segment_files
-    monkeypatch.setattr(search, "_segment_files", lambda index, number, target: made.append(number) or real(
+    real = files_module._segment_files
+    monkeypatch.setattr(files_module, "_segment_files", lambda index, number, target: made.append(number) or real(
         index, number, target))
     (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(folder, tmp_path / "site", tmp_path / "cache")
@@ -806,16 +814,16 @@ def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp
 def test_segments_not_reached_are_kept_from_the_site_and_made_again_when_their_files_changed(content, tmp_path,
                                                                                               monkeypatch):
     # Segments of 3 documents, weighted by the first 6, as above: the new listing reaches segment 2 only.
-    monkeypatch.setattr(search, "SEGMENT_DOCS", 3)
-    monkeypatch.setattr(keyphrases, "reference_count", lambda docs: min(docs, 6))
+    monkeypatch.setattr(files_module, "SEGMENT_DOCS", 3)
+    monkeypatch.setattr(reference_module, "reference_count", lambda docs: min(docs, 6))
     folder, plain = content("c"), content("plain")
     run(folder, tmp_path / "site", tmp_path / "cache")
     # The cache holds what each segment's files are, not their bytes: the site has those.
     records = entries(tmp_path / "cache", "search-segments")
     assert len(records) == 3 and all(type(r) is search.SegmentFiles for r in records.values())
     made: list[int] = []
-    real = search._segment_files
-    monkeypatch.setattr(search, "_segment_files", lambda index, number, target: made.append(number) or real(
+    real = files_module._segment_files
+    monkeypatch.setattr(files_module, "_segment_files", lambda index, number, target: made.append(number) or real(
         index, number, target))
     chunks = tmp_path / "site" / "search" / "t"
     edited, removed = min((chunks / "0").iterdir()), max((chunks / "1").iterdir())

@@ -15,10 +15,10 @@ from papercat.enrich.keyphrases import (
     extract_keyphrases,
     fold_plural,
     pick,
-    reference_count,
     statistics,
     term_runs,
 )
+from papercat.enrich.reference_papers import reference_count
 from tests.conftest import ROOT
 
 # Words no keyphrase may start or end with, listed here independently of the module's own lists.

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from papercat.enrich.related import _matrix, terms
+from papercat.enrich.related import terms
+from papercat.enrich.related.matrix import _matrix
 from papercat.paper_map import SIZE, layout, places, principal_components, short
 from papercat.pipeline import Paths, build
 from papercat.stats import SHADES, shade

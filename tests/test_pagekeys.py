@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from markupsafe import Markup
 
-from papercat import pipeline, search
+from papercat import pipeline
 from papercat.pagekeys import Keys
 from papercat.pipeline import PROJECT_ROOT, Paths, build
+from papercat.search import files as search
 
 from .conftest import tree
 from .test_incremental import GRAPHS, STARS, listing

@@ -361,9 +361,9 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
         fresh_python(f"""
             from pathlib import Path
             from papercat import parallel
-            from papercat.enrich import related
+            from papercat.enrich.related import neighbours
             from papercat.pipeline import Paths, build
-            related.BLOCK_CELLS = 40_000  # related papers in many blocks of rows
+            neighbours.BLOCK_CELLS = 40_000  # related papers in many blocks of rows
             calls = []
             real, real_beside = parallel.parallel_map, parallel.map_beside
             def forks(items, min_items):
@@ -374,10 +374,10 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             def counting_beside(compute, items, beside, done=None, min_items=parallel.MIN_ITEMS, plain=None, alone=0):
                 forks(items, min_items)
                 return real_beside(compute, items, beside, done, min_items, plain, alone)
-            import papercat.cache, papercat.enrich.keyphrases, papercat.pipeline
-            for module in (papercat.cache, related, papercat.enrich.keyphrases):
+            import papercat.cache, papercat.enrich.keyphrases.ranking, papercat.pipeline
+            for module in (papercat.cache, neighbours, papercat.enrich.keyphrases.ranking):
                 module.parallel_map = counting
-            papercat.pipeline.map_beside = related.map_beside = counting_beside
+            papercat.pipeline.map_beside = neighbours.map_beside = counting_beside
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
                   base_url="https://example.org/catalog/", record_history=False)
             # abstracts, titles, keyphrases (analysed with the related terms, picked), the keyphrases' keys,

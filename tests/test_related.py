@@ -12,14 +12,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from papercat.enrich import keyphrases as keyphrases_module
-from papercat.enrich import related as related_module
+from papercat.enrich import reference_papers as reference_module
 from papercat.enrich.keyphrases import analyse, extract_keyphrases, term_runs
 from papercat.enrich.related import (
-    DECIMALS,
-    MAX_SHARED,
     Related,
-    _matrix,
     analyse_with_terms,
     extend,
     relate,
@@ -27,6 +23,12 @@ from papercat.enrich.related import (
     related_papers,
     terms,
 )
+from papercat.enrich.related import copies as copies_module
+from papercat.enrich.related import neighbours as neighbours_module
+from papercat.enrich.related import scorer as scorer_module
+from papercat.enrich.related.matrix import _matrix
+from papercat.enrich.related.neighbours import MAX_SHARED
+from papercat.enrich.related.scorer import DECIMALS
 from papercat.paper_map import places
 from papercat.text import folded
 from tests.conftest import BUNDLED, ROOT
@@ -247,7 +249,7 @@ def test_the_related_papers_are_the_best_of_all_pairs_scored_one_by_one(block_ce
     """What the block-wise float32 scores shortlist is each paper's k best of every pair scored exactly:
     ties to the lower position, copies of an abstract never related, however the scores are split."""
     if block_cells:
-        monkeypatch.setattr(related_module, "BLOCK_CELLS", block_cells)  # 128 papers a block, 6 of them
+        monkeypatch.setattr(neighbours_module, "BLOCK_CELLS", block_cells)  # 128 papers a block, 6 of them
     docs = synthetic(700, seed=13)
     docs[5] = docs[600]  # a copy
     docs[17] = docs[42] = docs[300][0], docs[300][1][:150]  # two papers tied with each other everywhere
@@ -257,7 +259,7 @@ def test_the_related_papers_are_the_best_of_all_pairs_scored_one_by_one(block_ce
     left, right = np.divmod(np.arange(n * n), n)
     pairs = (left != right) & ~np.isin(left * n + right, [5 * n + 600, 600 * n + 5, 17 * n + 42, 42 * n + 17])
     left, right = left[pairs], right[pairs]
-    exact = np.round(related_module._exact(related_module._products(matrix, left, right)), DECIMALS)
+    exact = np.round(neighbours_module._exact(neighbours_module._products(matrix, left, right)), DECIMALS)
     best: list[list[tuple[int, float]]] = [[] for _ in range(n)]
     for score, a, b in sorted(zip((-exact).tolist(), left.tolist(), right.tolist()), key=lambda x: (x[1], x[0], x[2])):
         if score < 0 and len(best[a]) < k:
@@ -270,8 +272,8 @@ def test_scipys_loop_and_numpys_indexing_add_the_rare_terms_alike(monkeypatch):
     """The scores' rare terms are added by a private loop of scipy's when it is there, else by numpy."""
     docs = synthetic(600, seed=11)
     with_scipy = related_papers(docs, [()] * len(docs))
-    assert related_module._csr_add is not None, "scipy still has it"
-    monkeypatch.setattr(related_module, "_csr_add", None)
+    assert scorer_module._csr_add is not None, "scipy still has it"
+    monkeypatch.setattr(scorer_module, "_csr_add", None)
     assert related_papers(docs, [()] * len(docs)) == with_scipy
 
 
@@ -279,7 +281,7 @@ def test_scipys_loop_and_numpys_indexing_add_the_rare_terms_alike(monkeypatch):
 def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
     """Papers added to a catalog past its reference (its oldest 128 of 300 here) are compared with all,
     and the earlier papers' lists take them in: as relating all at once does, ties and copies included."""
-    monkeypatch.setattr(keyphrases_module, "REFERENCE_MIN", 64)
+    monkeypatch.setattr(reference_module, "REFERENCE_MIN", 64)
     docs = synthetic(300, seed=7)
     order = list(range(300))
     random.Random(3).shuffle(order)  # arrival is not catalog order
@@ -312,14 +314,14 @@ def test_the_later_papers_copies_are_found_by_the_earlier_ones_sums(collide, mon
     """Copies of a later paper, earlier or later, are found as folding every abstract finds them, even when
     the sums of different abstracts are the same."""
     if collide:
-        monkeypatch.setattr(related_module, "zlib", SimpleNamespace(crc32=lambda data: 7))
+        monkeypatch.setattr(copies_module, "zlib", SimpleNamespace(crc32=lambda data: 7))
     abstracts = ["A b c", "c d e", "a  B c", "x y z", "C D e", "e f g", "E F  G", "c d e"]
     folds = [folded(a) for a in abstracts]
-    whole = related_module._copies(folds)
-    found, sums = related_module._later_copies(related_module._fold_sums(folds[:3]), abstracts, 3)
+    whole = copies_module._copies(folds)
+    found, sums = copies_module._later_copies(copies_module._fold_sums(folds[:3]), abstracts, 3)
     assert found == {i: copies for i, copies in whole.items() if i >= 3} == {
         4: [1, 7], 5: [6], 6: [5], 7: [1, 4]}
-    assert related_module._fold_sums(folds[:3]) + sums == related_module._fold_sums(folds)
+    assert copies_module._fold_sums(folds[:3]) + sums == copies_module._fold_sums(folds)
 
 
 # --- the split the build cache relies on: each paper's terms counted alone, compared across the catalog -----
@@ -375,7 +377,7 @@ def test_the_bundled_analyses_travel_as_plain_values_unchanged(bundled):
 def test_the_terms_may_be_freed_once_the_matrix_is_made(monkeypatch):
     """``made()`` comes once the matrix holds the terms and before ``beside`` (while workers compare): a caller
     that empties the terms there finds the same relations, whole or extended."""
-    monkeypatch.setattr(keyphrases_module, "REFERENCE_MIN", 64)
+    monkeypatch.setattr(reference_module, "REFERENCE_MIN", 64)
     docs = synthetic(300, seed=11)
     phrases = extract_keyphrases(docs)
     steps: list[str] = []

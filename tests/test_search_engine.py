@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from papercat import search as search_module
 from papercat.catalog import make_catalog
-from papercat.lunrjs import STOP_WORDS, pipeline_terms
+from papercat.enrich.abstract import plain_text
 from papercat.pipeline import Paths, build, read_content
-from papercat.search import plain_text, search_docs, search_files
+from papercat.search import files as search_module
+from papercat.search import search_docs, search_files
+from papercat.search.lunrjs import STOP_WORDS, pipeline_terms
 from tests.conftest import BUNDLED
 from tests.searchnode import search
 

@@ -15,17 +15,15 @@ import pytest
 import papercat.enrich.names as names_module
 from papercat.cache import Cache, open_cache
 from papercat.catalog import make_catalog
+from papercat.enrich.abstract import plain_text
 from papercat.enrich.names import method_names
-from papercat.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
 from papercat.pipeline import Paths, build, read_content
 from papercat.search import (
     CHUNK_TARGET,
     SearchDoc,
-    _analysed,
     build_index,
     doc_terms,
     index_of,
-    plain_text,
     search_docs,
     search_files,
     search_work,
@@ -35,6 +33,8 @@ from papercat.search import (
     terms_cached,
     text_fields,
 )
+from papercat.search.columns import _analysed
+from papercat.search.lunrjs import _SEPARATOR, pipeline_terms, stem, tokenize
 from tests.conftest import BUNDLED
 from tests.searchnode import node, search
 

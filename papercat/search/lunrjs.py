@@ -16,7 +16,8 @@ from collections.abc import Iterable, Iterator
 from lunr.pipeline import Pipeline
 from lunr.token import Token
 
-from .memo import Memo
+from ..memo import Memo
+from ..wordlists import read_list
 
 __all__ = [
     "LUNR_VERSION",
@@ -43,14 +44,7 @@ _TRIM = re.compile(r"^\W+|\W+\Z", re.ASCII)
 _WORD_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_")  # JavaScript's \w
 
 # lunr.stopWordFilter's list, in its order.
-STOP_WORDS = frozenset("""
-a able about across after all almost also am among an and any are as at be because been but by can
-cannot could dear did do does either else ever every for from get got had has have he her hers him
-his how however i if in into is it its just least let like likely may me might most must my neither
-no nor not of off often on only or other our own rather said say says she should since so some than
-that the their them then there these they this tis to too twas us wants was we were what when where
-which while who whom why will with would yet you your
-""".split())  # noqa: SIM905
+STOP_WORDS = frozenset(read_list(__package__, "lunr_stop_words.txt"))
 
 
 # Python's white space (str.split) is JavaScript's but for these, and "-" and "\ufeff" (which JavaScript's
@@ -111,6 +105,8 @@ _STEP4_ENDINGS = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "emen
                   "ate", "iti", "ous", "ive", "ize")
 
 
+# Complexity over 10 on purpose: the Porter stemmer, step for step as lunr.js writes it, so the two
+# can be compared rule by rule.
 def _porter(w: str) -> str:
     """Stem ``w`` (a string of UTF-16 code units) exactly as lunr.js's porterStemmer does."""
     if len(w) < 3:

@@ -1,0 +1,202 @@
+"""Each paper's nearest papers: scored in blocks by worker processes, shortlisted, then scored exactly
+and explained by the terms they share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from itertools import pairwise
+from typing import TypeVar
+
+import numpy as np
+from scipy import sparse
+
+from papercat.enrich.keyphrases import is_telling
+from papercat.parallel import jobs, map_beside, parallel_map
+
+from .matrix import _Features
+from .scorer import CHUNK, DECIMALS, _floor, _Scorer, _shortlist
+
+B = TypeVar("B")
+MAX_SHARED = 4
+# Scores computed at once: at most every paper times a strip (or block) of papers, float32. 8 million
+# cells are 32 MB (plus as much for the dense product), so 20,000 papers stay far under 1 GB.
+BLOCK_CELLS = 8_000_000
+_RUNS_PER_WORKER = 8  # runs of chunks scored again, per worker: small enough to balance them
+
+
+def _products(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> sparse.csr_matrix:
+    """Return what each shared term adds to the cosines of pairs of papers: a row per pair."""
+    return matrix[left].multiply(matrix[right]).tocsr()
+
+
+def _exact(products: sparse.csr_matrix) -> np.ndarray:
+    """Return the cosines of pairs of papers, summed over shared terms in term order: the same both ways."""
+    return np.asarray(products.sum(axis=1)).ravel()
+
+
+def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicates: dict[int, list[int]],
+                rank: np.ndarray, beside: Callable[[], B],
+                floors: np.ndarray | None = None) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k (and maybe more:
+    ``_best`` keeps the k best), ties to the related paper of lower ``rank``, and ``beside()``.
+
+    With ``floors`` (one per earlier paper, the first ones: see ``_floors``), only the later papers
+    are ranked against all, block by block, and each earlier paper against the later ones whose
+    score may reach its floor: the pairs (earlier, later paper) are its top k of those.
+
+    The blocks are independent, so worker processes share them (parallel.py) while this process runs ``beside``.
+    """
+    n = matrix.shape[0]
+    scorer = _Scorer(matrix)
+    if floors is None:
+        return _all_neighbours(matrix, features, scorer, k, duplicates, rank, beside)
+    step = max(1, BLOCK_CELLS // scorer.width)
+    blocks = [(start, min(n, start + step)) for start in range(len(floors), n, step)]
+    found, other = map_beside(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, rank, floors,
+                                                              *block),
+                              blocks, beside, min_items=2)
+    return [pair for pairs in found for pair in pairs], other
+
+
+def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
+                    duplicates: dict[int, list[int]], rank: np.ndarray,
+                    beside: Callable[[], B]) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
+    """Return what ``_neighbours`` returns without floors: every paper ranked against all, each pair scored
+    once.
+
+    The scores are symmetric, so only those on and below the diagonal are computed, a strip of
+    papers (columns) against the papers from the strip's first on (rows) at a time. A strip gives
+    each chunk of CHUNK papers' maximum score with each of its papers, and each of its papers'
+    maximum with each chunk of the strip: the k-th best of a paper's chunk maxima bounds its k-th
+    best score from below. Then only the chunks that reach that floor are scored again, cell by cell.
+    """
+    n, width = matrix.shape[0], scorer.width
+    step = max(CHUNK, BLOCK_CELLS // width // CHUNK * CHUNK)
+    strips = [(start, min(width, start + step)) for start in range(0, n, step)]
+    parts, other = map_beside(lambda strip: _strip_maxima(scorer, duplicates, *strip), strips, beside, min_items=2)
+    maxima = np.zeros((width, width // CHUNK), dtype=np.float32)  # paper x chunk of papers
+    for (start, stop), (down, across) in zip(strips, parts):
+        first, last = start // CHUNK, stop // CHUNK
+        maxima[start:stop, first:] = down
+        np.maximum(maxima[start:, first:last], across, out=maxima[start:, first:last])
+    maxima = maxima[:n]
+    chunks = maxima.shape[1]
+    floor = _floor(maxima, k)
+    paper, chunk = np.nonzero(maxima >= floor[:, None])
+    order = np.argsort(chunk, kind="stable")
+    paper, chunk = paper[order], chunk[order]
+    bounds = np.searchsorted(chunk, np.arange(chunks + 1))
+    # Runs of chunks with about as many hits each, a run a piece of work for a worker.
+    shares = np.linspace(0, len(paper), min(chunks, _RUNS_PER_WORKER * jobs()) + 1)[1:-1]
+    edges = np.unique(np.r_[0, np.searchsorted(bounds, shares), chunks]).tolist()
+    runs = list(pairwise(edges))
+    found = parallel_map(lambda run: _chunk_neighbours(matrix, features, scorer, k, duplicates, rank, floor, paper,
+                                                       bounds, *run), runs, min_items=2)
+    return [pair for pairs in found for pair in pairs], other
+
+
+def _strip_maxima(scorer: _Scorer, duplicates: dict[int, list[int]], start: int,
+                  stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return the maxima of the scores of papers start..stop-1 (a strip, multiples of CHUNK) with the papers
+    from ``start`` on: each paper of the strip's with each chunk from ``start``'s (a row per paper), and each
+    paper's from ``start`` on with each chunk of the strip (a row per paper)."""
+    scores = scorer.scores(slice(start, None), slice(start, stop))
+    _unrelated(scores, duplicates, start, np.arange(start, stop))
+    height, breadth = scores.shape
+    down = scores.reshape(height // CHUNK, CHUNK, breadth).max(axis=1).T
+    across = np.maximum.reduceat(scores, np.arange(0, breadth, CHUNK), axis=1)  # quicker than a reshaped max
+    return np.ascontiguousarray(down), across
+
+
+def _unrelated(scores: np.ndarray, duplicates: dict[int, list[int]], first: int, columns: np.ndarray) -> None:
+    """Zero the scores (papers from ``first`` on down, ``columns`` across) of a paper with itself or a copy."""
+    own = columns - first
+    inside = (own >= 0) & (own < scores.shape[0])
+    scores[own[inside], np.flatnonzero(inside)] = 0.0  # never related to itself
+    for column, paper in enumerate(columns.tolist()):
+        for copy in duplicates.get(paper, ()):
+            if 0 <= copy - first < scores.shape[0]:
+                scores[copy - first, column] = 0.0  # nor to another copy of itself
+
+
+def _chunk_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
+                      duplicates: dict[int, list[int]], rank: np.ndarray, floor: np.ndarray, paper: np.ndarray,
+                      bounds: np.ndarray, first: int, last: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """Return the top k, among chunks first..last-1, of each paper some of them may reach the floor of:
+    ``paper[bounds[c]:bounds[c + 1]]`` are chunk c's papers."""
+    left, others = [], []
+    for chunk in range(first, last):
+        mine = paper[bounds[chunk]:bounds[chunk + 1]]
+        if not len(mine):
+            continue
+        rows = np.arange(chunk * CHUNK, (chunk + 1) * CHUNK)
+        scores = scorer.scores(rows, mine)  # a chunk down, its papers across
+        _unrelated(scores, duplicates, int(rows[0]), mine)
+        hit, column = np.nonzero(scores >= floor[mine])
+        left.append(mine[column])
+        others.append(rows[hit])
+    if not left:
+        return []
+    return _top(matrix, features, np.concatenate(left), np.concatenate(others), k, rank)
+
+
+def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
+                      duplicates: dict[int, list[int]], rank: np.ndarray, floors: np.ndarray, start: int,
+                      stop: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """Return the top k of papers start..stop-1, and the earlier papers' pairs with them, as ``_neighbours``
+    does with ``floors``."""
+    scores = scorer.scores(slice(None), slice(start, stop))
+    _unrelated(scores, duplicates, 0, np.arange(start, stop))
+    mine, others = _shortlist(scores, k)
+    found = _top(matrix, features, mine + start, others, k, rank)
+    earlier, later = np.nonzero(scores[:len(floors)] >= floors[:, None])
+    return found + _top(matrix, features, earlier, later + start, k, rank)
+
+
+def _top(matrix: sparse.csr_matrix, features: _Features, left: np.ndarray, others: np.ndarray, k: int,
+         rank: np.ndarray) -> list[tuple[int, int, float, tuple[str, ...]]]:
+    """Return (paper, related paper, rounded cosine, shared terms) for each paper of ``left``'s k best of
+    the ``others`` paired with it, best first, ties to the lower ``rank``, positive scores only."""
+    if not len(left):
+        return []
+    products = _products(matrix, left, others)
+    exact = np.round(_exact(products), DECIMALS)
+    order = np.lexsort((rank[others], -exact, left))
+    left, others, exact = left[order], others[order], exact[order]
+    first = np.searchsorted(left, left)  # where each paper's pairs start
+    keep = (np.arange(len(left)) - first < k) & (exact > 0)
+    shared = _explain(products[order[keep]], features)
+    return list(zip(left[keep].tolist(), others[keep].tolist(), exact[keep].tolist(), shared))
+
+
+def _explain(products: sparse.csr_matrix, features: _Features) -> list[tuple[str, ...]]:
+    """Return for each pair (a row of ``_products``) the shared terms that add most to its cosine.
+
+    No word of a keyphrase already shown is shown again.
+    """
+    products.sort_indices()
+    # Each pair's terms by contribution, largest first, ties by column: one sort for all pairs. Complex
+    # numbers sort by real part, then imaginary part; a stable sort keeps the columns in order on ties and
+    # runs fast over the pairs, which are in order already.
+    rows = np.repeat(np.arange(products.shape[0]), np.diff(products.indptr))
+    ranked = products.indices[np.argsort(rows - 1j * products.data, kind="stable")].tolist()
+    bounds = products.indptr.tolist()
+    names, keys, phrase = features.names, features.keys, features.phrase
+
+    @cache
+    def telling(column: int) -> bool:
+        return is_telling(names[column])
+
+    out = []
+    for p in range(products.shape[0]):
+        shown: list[str] = []
+        words_shown: set[str] = set()
+        for c in ranked[bounds[p]:bounds[p + 1]]:
+            if phrase[c] or keys[c][0] not in words_shown and telling(c):
+                shown.append(names[c])
+                words_shown.update(keys[c])
+                if len(shown) == MAX_SHARED:
+                    break
+        out.append(tuple(shown))
+    return out

@@ -1,0 +1,215 @@
+"""Every paper's related papers, and what it takes to add papers later."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+from scipy import sparse
+
+from papercat.text import folded
+
+from .copies import _copies, _fold_sums, _later_copies
+from .matrix import _Columns, _matrix
+from .neighbours import _neighbours
+from .scorer import _reachable
+from .terms import PaperTerms, terms
+
+B = TypeVar("B")
+
+
+@dataclass(frozen=True)
+class Related:
+    """A paper related to another: its position, the cosine similarity and the terms that link them."""
+
+    index: int  # position of the related paper in docs
+    score: float  # cosine similarity, rounded to DECIMALS
+    shared: tuple[str, ...]  # up to MAX_SHARED shared terms or keyphrases, most important first
+
+
+# A Related as a plain tuple (index, score, shared): what ``Relations.plain`` gives.
+Found = tuple[int, float, tuple[str, ...]]
+
+
+def related_papers(docs: Sequence[tuple[str, str]], keyphrases: Sequence[Sequence[str]],
+                   k: int = 5) -> list[tuple[Related, ...]]:
+    """Return each paper's up to ``k`` most similar papers, best first, with the terms they share."""
+    return relate(docs, [terms(title, abstract) for title, abstract in docs], keyphrases, k)
+
+
+def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
+           k: int = 5, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
+    """Return related papers as ``related_papers`` does, given every paper's ``terms`` (maybe cached)."""
+    return relate_beside(docs, papers, keyphrases, lambda matrix: None, k, order)[0].found(order)
+
+
+@dataclass(frozen=True)
+class Relations:
+    """Every paper's related papers, with what it takes to add papers later (``extend``): all oldest first."""
+
+    pairs: _Pairs  # each paper's related papers, best first
+    rank: tuple[int, ...]  # each paper's position in the catalog then
+    columns: _Columns
+    rows: _Rows  # the TF-IDF matrix
+    k: int
+    folds: bytes  # each paper's folded abstract's CRC-32 (_fold_sums): how a later paper's copies are found
+
+    def found(self, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
+        """Return the related papers by position in the catalog, given ``order`` (positions oldest first)."""
+        return [tuple(Related(*x) for x in found) for found in self.plain(order)]
+
+    def plain(self, order: Sequence[int] | None = None) -> list[list[Found]]:
+        """Return what ``found`` returns as (index, score, shared) tuples: for a caller that makes records of
+        its own of them (the catalog's), without making a Related of each first."""
+        order = range(len(self.rank)) if order is None else order
+        out: list[list[Found]] = [[] for _ in self.rank]
+        pairs = self.pairs
+        for a, b, score, shared in zip(pairs.left().tolist(), pairs.right().tolist(), pairs.scores().tolist(),
+                                       pairs.shared):
+            out[order[a]].append((order[b], score, shared))
+        return out
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Pairs of papers (paper, related paper, score, shared terms), as plain bytes but for the terms: a
+    cache file holds no numpy objects, and pickles a million of these fast."""
+
+    left_bytes: bytes
+    right_bytes: bytes
+    score_bytes: bytes
+    shared: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, left: np.ndarray, right: np.ndarray, scores: np.ndarray, shared: Sequence[tuple[str, ...]]) -> _Pairs:
+        return cls(left.astype(np.int64).tobytes(), right.astype(np.int64).tobytes(),
+                   scores.astype(np.float64).tobytes(), tuple(shared))
+
+    def left(self) -> np.ndarray:
+        return np.frombuffer(self.left_bytes, np.int64)
+
+    def right(self) -> np.ndarray:
+        return np.frombuffer(self.right_bytes, np.int64)
+
+    def scores(self) -> np.ndarray:
+        return np.frombuffer(self.score_bytes, np.float64)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A CSR matrix as plain bytes, for the cache (which holds no numpy objects)."""
+
+    shape: tuple[int, int]
+    data: bytes
+    indices: bytes
+    indptr: bytes
+
+    @classmethod
+    def of(cls, matrix: sparse.csr_matrix) -> _Rows:
+        return cls(matrix.shape, matrix.data.tobytes(), matrix.indices.astype(np.int64).tobytes(),
+                   matrix.indptr.astype(np.int64).tobytes())
+
+    def matrix(self, columns: int) -> sparse.csr_matrix:
+        """Return the matrix, widened to ``columns``."""
+        return sparse.csr_matrix((np.frombuffer(self.data, np.float64), np.frombuffer(self.indices, np.int64),
+                                  np.frombuffer(self.indptr, np.int64)), shape=(self.shape[0], columns))
+
+
+def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
+                  keyphrases: Sequence[Sequence[str]], beside: Callable[[sparse.csr_matrix], B], k: int = 5,
+                  order: Sequence[int] | None = None, made: Callable[[], None] | None = None) -> tuple[Relations, B]:
+    """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside`` of the
+    TF-IDF matrix (a row per paper, oldest first): a catalog-wide step this process runs while worker
+    processes compare papers.
+
+    ``order`` lists the papers' positions oldest first (by default, as given): see ``_matrix``.
+    ``made()`` is called once the matrix is made, before the workers start: where a caller frees the
+    papers' terms. Freed while the workers run, their objects' pages, shared with the workers, would
+    each be copied first (about 65,000 pages at 20,000 papers).
+    """
+    order = range(len(docs)) if order is None else order
+    matrix, columns = _matrix(papers, keyphrases, order)
+    if made is not None:
+        made()
+    return _compared(matrix, columns, docs, order, max(0, min(k, len(docs) - 1)), beside)
+
+
+def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
+           keyphrases: Sequence[Sequence[str]], order: Sequence[int],
+           beside: Callable[[sparse.csr_matrix], B], made: Callable[[], None] | None = None
+           ) -> tuple[Relations, B]:
+    """Return ``relate_beside(docs, all papers' terms, keyphrases, beside, relations.k, order)`` for a catalog
+    whose oldest papers are those of ``relations``, in the same order in the catalog, under the same
+    reference (see ``_matrix``): only the new papers' ``papers`` (terms, oldest first) are needed.
+
+    The earlier papers' rows and their pairs stay as they were; only the new papers are compared with
+    all, and an earlier paper's related papers change only where a new paper enters them. ``made()`` as
+    ``relate_beside`` calls it.
+    """
+    columns = relations.columns
+    new = [keyphrases[row] for row in order[len(relations.rank):]]
+    columns.learn(new)
+    rows, cols, counts = columns.rows(papers, new, 0)
+    added = columns.weights(rows, cols, counts, len(papers))
+    matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
+    if made is not None:
+        made()
+    return _compared(matrix, columns, docs, order, relations.k, beside, relations)
+
+
+def _compared(matrix: sparse.csr_matrix, columns: _Columns, docs: Sequence[tuple[str, str]], order: Sequence[int],
+              k: int, beside: Callable[[sparse.csr_matrix], B], earlier: Relations | None = None) -> tuple[Relations, B]:
+    """Return the Relations of ``matrix`` (a row per paper, oldest first: ``order``) and ``beside(matrix)``.
+
+    With the ``earlier`` Relations of the first papers (see ``extend``), only the later papers are
+    compared with all, and the earlier ones' lists take them in where they may reach them.
+    """
+    rank = np.array(order, dtype=np.int64)
+    abstracts = [docs[row][1] for row in order]
+    held = None
+    floors = None
+    if earlier is None:
+        folds = [folded(abstract) for abstract in abstracts]
+        duplicates, sums = _copies(folds), _fold_sums(folds)
+    else:  # only the later papers are compared, so only their copies matter
+        held = earlier.pairs
+        floors = _floors(held, len(earlier.rank), k)
+        duplicates, later = _later_copies(earlier.folds, abstracts, len(earlier.rank))
+        sums = earlier.folds + later
+    found: list[tuple[int, int, float, tuple[str, ...]]] = []
+    if k:
+        found, other = _neighbours(matrix, columns.features, k, duplicates, rank, lambda: beside(matrix),
+                                   floors)
+    else:
+        other = beside(matrix)
+    return Relations(_best(held, found, rank, k), tuple(order), columns, _Rows.of(matrix), k, sums), other
+
+
+def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
+    """Return the least float32 score by which a paper may enter each of the first ``papers``' top k."""
+    left, scores = pairs.left(), pairs.scores()
+    first = np.searchsorted(left, np.arange(papers))
+    full = np.searchsorted(left, np.arange(papers), side="right") - first >= k
+    floors = np.zeros(papers)
+    floors[full] = scores[first[full] + k - 1]
+    return _reachable(floors).astype(np.float32)
+
+
+def _best(held: _Pairs | None, pairs: list[tuple[int, int, float, tuple[str, ...]]], rank: np.ndarray,
+          k: int) -> _Pairs:
+    """Return each paper's k best of the ``held`` pairs and then ``pairs`` (all positive), best first, ties to
+    the lower ``rank``."""
+    left, right, scores, shared = zip(*pairs) if pairs else ((), (), (), ())
+    left_a, right_a = np.array(left, np.int64), np.array(right, np.int64)
+    scores_a = np.array(scores, np.float64)
+    if held is not None:
+        left_a, right_a = np.concatenate((held.left(), left_a)), np.concatenate((held.right(), right_a))
+        scores_a, shared = np.concatenate((held.scores(), scores_a)), held.shared + shared
+    if not len(left_a):
+        return _Pairs.of(*(np.zeros(0),) * 3, ())
+    order = np.lexsort((rank[right_a], -scores_a, left_a))
+    ranked = left_a[order]
+    keep = order[np.arange(len(order)) - np.searchsorted(ranked, ranked) < k]  # the first k of each paper
+    return _Pairs.of(left_a[keep], right_a[keep], scores_a[keep], [shared[n] for n in keep.tolist()])
