@@ -91,6 +91,12 @@ def digest_of(parts: Iterable[str | bytes]) -> bytes:
     return h.digest()
 
 
+def code_files(package: Path) -> list[Path]:
+    """Return the files of the package whose change can change what a build makes: its modules and
+    the word lists they read (data/*.txt)."""
+    return sorted([*package.rglob("*.py"), *package.rglob("data/*.txt")])
+
+
 @lru_cache(maxsize=1)
 def code_fingerprint() -> bytes:
     """Return the sha256 of papercat's source and the versions of the libraries whose output it caches."""
@@ -98,7 +104,7 @@ def code_fingerprint() -> bytes:
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
     h.update(f"{MAGIC!r} {FORMAT_VERSION} python {python} {sys.byteorder}\n".encode())
     package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):
+    for path in code_files(package):
         h.update(digest(path.relative_to(package).as_posix(), path.read_bytes()))
     for name in _LIBRARIES:
         try:

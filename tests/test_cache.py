@@ -859,3 +859,14 @@ def test_reference_weights_leave_the_earlier_documents_weights_as_they_were(bund
     assert all(later[v] == earlier[v] for v in earlier)  # the first 40 documents' vectors
     assert weights(len(docs), None) == weights(len(docs), len(docs))
     assert weights(len(docs), None) != later, "a reference other than the whole catalog weighs otherwise"
+
+
+def test_the_code_fingerprint_covers_the_word_lists_the_modules_read():
+    # An edited word list changes keyphrases and titles: the cache and the up-to-date check must see it.
+    from papercat import cache as cache_module
+    package = Path(cache_module.__file__).resolve().parent
+    lists = sorted(package.rglob("data/*.txt"))
+    assert lists, "expected word lists in data/ folders of the package"
+    covered = set(cache_module.code_files(package))
+    assert all(path in covered for path in lists)
+    assert all(path in covered for path in package.rglob("*.py"))
