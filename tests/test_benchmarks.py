@@ -282,3 +282,14 @@ def test_build_benchmark_stops_at_once_without_real_dev(tmp_path: Path) -> None:
                           check=False, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode != 0 and done.stdout == ""
     assert "real-dev abstracts not found" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_report_shows_only_the_catalogs_measured() -> None:
+    from build_report import report
+
+    row = {"text": "real", "papers": 60, "extra_papers": 3, "distinct_terms": 2000,
+           "real_dev": {"papers": 57, "distinct_terms": 1900, "heaps_beta": 0.6}}
+    out = report([row])
+    assert [line for line in out.splitlines() if line.startswith("## ")] == ["## The real catalog", "## Vocabulary"]
+    assert all(status.startswith("not measured") for _, _, status in rows_of(out, "| target | measured |"))
+    assert rows_of(out, "| catalog | papers | distinct terms |")[1] == ["real", "60", "2,000", "–"]
