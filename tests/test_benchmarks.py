@@ -1,4 +1,5 @@
-"""The build benchmark runs end to end at a tiny size, and its memory sampler sees what a process holds.
+"""The build benchmark runs end to end at a tiny size for both catalogs, its real-text generator makes
+abstracts shaped like real ones, and its memory sampler sees what a process holds.
 
 No wall-clock time is asserted: only that every figure is there and has a sensible sign.
 """
@@ -6,10 +7,12 @@ No wall-clock time is asserted: only that every figure is there and has a sensib
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import realtext
 from memory import PeakSampler, descendants, run_sampled
+from papercat.listing import parse_listing
 
 NUMBER = r"[\d,]+(?:\.\d+)?"
 
@@ -51,13 +56,30 @@ def megabytes(cell: str) -> float:
 
 
 @needs_node
-def test_build_benchmark_prints_every_figure(tmp_path: Path) -> None:
+def test_build_benchmark_prints_every_figure_for_both_catalogs(tmp_path: Path, source_folder: Path) -> None:
     raw = tmp_path / "figures.json"
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "build.py"), "--sizes", "60", "--json", str(raw)],
-                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "build.py"), "--sizes", "60",
+                           "--pairs", "2", "--real-dev", str(source_folder), "--json", str(raw)],
+                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    assert out.startswith("Machine: ")
+    headings = [line for line in out.splitlines() if line.startswith("## ")]
+    assert headings == ["## The synthetic catalog", "## The real catalog", "## Vocabulary"]
+    synthetic, real = out.split("## The real catalog")
+    figures = json.loads(raw.read_text())
+    assert [(f["text"], f["papers"]) for f in figures] == [("synthetic", 60), ("real", 60)]
+    check_catalog_report(synthetic.split("## The synthetic catalog")[1], figures[0])
+    check_catalog_report(real.split("## Vocabulary")[0], figures[1])
 
+    vocabulary = rows_of(out, "| catalog | papers | distinct terms |")
+    assert [row[:2] for row in vocabulary] == [["real-dev (the real abstracts)", "57"], ["synthetic", "60"],
+                                               ["real", "60"]]
+    assert all(int(row[2].replace(",", "")) > 500 for row in vocabulary)
+
+
+def check_catalog_report(out: str, figures: dict) -> None:
+    """Check one catalog's section of the report at 60 papers and its raw figures."""
     times = rows_of(out, "| papers | full | cold cache |")
     assert len(times) == 1
     papers, full, cold, no_change, touched, add, lunr, vs_lunr, per_paper = times[0][:9]
@@ -66,11 +88,12 @@ def test_build_benchmark_prints_every_figure(tmp_path: Path) -> None:
     for cell in (cold, no_change, touched, add):
         assert re.match(rf"{NUMBER} s \({NUMBER}%\)", cell), cell
     assert "(+3)" in add  # 5 % of 60 papers
-    assert seconds(lunr) > 0 or float(json.loads(raw.read_text())[0]["lunr.js"]["seconds"]) > 0
+    assert seconds(lunr) > 0 or float(figures["lunr.js"]["seconds"]) > 0
     assert re.fullmatch(rf"{NUMBER}×", vs_lunr) and float(vs_lunr[:-1]) > 0
     wall_ms, cpu_ms = re.fullmatch(rf"({NUMBER}) \(CPU ({NUMBER})\)", per_paper).groups()
     assert float(wall_ms) > 0 and float(cpu_ms) > 0
     assert "fields title^10, names^5, abstract^1" in out
+    assert re.search(rf"The pairs: 60 papers {NUMBER}×, {NUMBER}×\.", out)
 
     builds = rows_of(out, "| papers | build | papers built |")
     assert [row[1] for row in builds] == ["full", "cold", "no change", "touched", "add listing", "lunr.js"]
@@ -96,11 +119,11 @@ def test_build_benchmark_prints_every_figure(tmp_path: Path) -> None:
     targets = rows_of(out, "| target | measured | status |")
     assert len(targets) == 7
     assert all(row[2] for row in targets)
-    assert "1.5× lunr.js" in targets[0][0] and re.search(rf"= {NUMBER}×", targets[0][1])
+    assert "2.0× lunr.js" in targets[0][0] and re.search(rf"= {NUMBER}×", targets[0][1])
+    assert "≤ 25% of the full build" in targets[3][0]
 
-    figures = json.loads(raw.read_text())
-    assert figures[0]["papers"] == 60
-    assert figures[0]["full"]["peak_pss_mb"] > 0 and figures[0]["lunr.js"]["seconds"] > 0
+    assert figures["papers"] == 60 and figures["distinct_terms"] > 0
+    assert figures["full"]["peak_pss_mb"] > 0 and figures["lunr.js"]["seconds"] > 0
 
 
 ALLOCATE = """
@@ -155,3 +178,118 @@ def test_descendants_finds_grandchildren() -> None:
             os.kill(grandchild, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+# ---------------------------------------------------------------------------------------------
+# The real-text catalog (realtext.py), made here from the bundled listings' abstracts so that the
+# tests need no real-dev folder; one test also reads real-dev itself when it is there.
+
+@pytest.fixture(scope="module")
+def source_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder shaped like real-dev, holding the bundled catalog's abstracts."""
+    folder = tmp_path_factory.mktemp("real-dev")
+    shutil.copytree(ROOT / "content" / "listings", folder / "listings")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def source(source_folder: Path) -> realtext.Source:
+    return realtext.load_source(source_folder)
+
+
+def test_real_text_is_deterministic_for_a_seed(source_folder: Path) -> None:
+    first = realtext.make_abstracts(120, source_folder)
+    assert first == realtext.make_abstracts(120, source_folder)
+    assert first != realtext.make_abstracts(120, source_folder, seed=7)
+    assert len(set(first)) == 120
+
+
+def test_real_text_keeps_the_sources_lengths(source_folder: Path) -> None:
+    real = realtext.read_abstracts(source_folder)
+    made = realtext.make_abstracts(600, source_folder)
+    counts = lambda texts: sorted(len(realtext.split_sentences(t)) for t in texts)
+    assert statistics.median(counts(made)) == pytest.approx(statistics.median(counts(real)), abs=1)
+    for made_q, real_q in zip(realtext.length_quartiles(made), realtext.length_quartiles(real)):
+        assert made_q == pytest.approx(real_q, rel=0.15), (made_q, real_q)
+
+
+def test_real_text_draws_each_abstract_from_many_real_ones(source: realtext.Source) -> None:
+    made = realtext.Generator(source).abstract()
+    sentences = realtext.split_sentences(made)
+    assert len(sentences) >= 3
+    real = realtext.read_abstracts(ROOT / "content")
+    assert not any(made[:60] in text and made[-60:] in text for text in real)
+
+
+def test_real_text_keeps_real_devs_lengths() -> None:
+    try:
+        folder = realtext.find_real_dev()
+    except realtext.RealDevMissing as missing:
+        pytest.skip(str(missing))
+    real = realtext.read_abstracts(folder)
+    made = realtext.make_abstracts(1000, folder)
+    for made_q, real_q in zip(realtext.length_quartiles(made), realtext.length_quartiles(real)):
+        assert made_q == pytest.approx(real_q, rel=0.08)
+
+
+def test_real_text_vocabulary_grows_with_the_catalog(source: realtext.Source) -> None:
+    generator, seen, distinct = realtext.Generator(source), set(), {}
+    for size in (source.abstracts, 4 * source.abstracts, 16 * source.abstracts):
+        while generator.papers < size:
+            seen |= realtext.term_set(generator.abstract())
+        distinct[size] = len(seen)
+    sizes = sorted(distinct)
+    assert distinct[sizes[0]] < distinct[sizes[1]] < distinct[sizes[2]], distinct
+    beta = math.log(distinct[sizes[2]] / distinct[sizes[1]]) / math.log(4)
+    assert beta > 0.3, distinct  # Heaps' law: sentences drawn again would saturate (beta near 0)
+
+
+def test_every_real_text_abstract_is_a_listing_entry(tmp_path: Path, source_folder: Path) -> None:
+    realtext.make_listings(tmp_path, 203, source_folder)
+    entries = 0
+    for path in sorted((tmp_path / "listings").glob("*.txt")):
+        listing, problems = parse_listing(path.read_bytes(), path.name)
+        assert problems == [] and listing is not None, problems
+        assert listing.header == f"{listing.venue.name} {listing.venue.year} Papers"
+        entries += len(listing.entries)
+    assert entries == 203
+    assert sorted(p.name for p in (tmp_path / "listings").glob("*.txt")) == sorted(
+        f"{v.replace(' ', '_')}.txt" for v in realtext.VENUES)
+    assert (tmp_path / "topics.yaml").is_file()
+
+
+def test_every_real_text_paper_has_a_new_coined_name(source: realtext.Source) -> None:
+    generator = realtext.Generator(source)
+    made = [generator.abstract() for _ in range(150)]
+    assert len(generator.names) == 150
+    real = realtext.read_abstracts(ROOT / "content")
+    real_words = {word for text in real for word in realtext.WORD.findall(text)}
+    assert not generator.names & real_words
+    for text in made:
+        assert any(name in text for name in generator.names), text
+    assert all(realtext.NAME.search(name) or name.isupper() for name in generator.names)
+
+
+def test_a_missing_real_dev_folder_says_where_it_looked(tmp_path: Path) -> None:
+    with pytest.raises(realtext.RealDevMissing) as missing:
+        realtext.find_real_dev(tmp_path / "nowhere")
+    assert str(tmp_path / "nowhere") in str(missing.value) and "--real-dev" in str(missing.value)
+
+
+def test_build_benchmark_stops_at_once_without_real_dev(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "build.py"), "--sizes", "60",
+                           "--real-dev", str(tmp_path / "nowhere")],
+                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert "real-dev abstracts not found" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_report_shows_only_the_catalogs_measured() -> None:
+    from build_report import report
+
+    row = {"text": "real", "papers": 60, "extra_papers": 3, "distinct_terms": 2000,
+           "real_dev": {"papers": 57, "distinct_terms": 1900, "heaps_beta": 0.6}}
+    out = report([row])
+    assert [line for line in out.splitlines() if line.startswith("## ")] == ["## The real catalog", "## Vocabulary"]
+    assert all(status.startswith("not measured") for _, _, status in rows_of(out, "| target | measured |"))
+    assert rows_of(out, "| catalog | papers | distinct terms |")[1] == ["real", "60", "2,000", "–"]
