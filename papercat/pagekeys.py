@@ -21,12 +21,11 @@ their documents' digests), kept the same way; they read nothing of the shared co
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
-import io
-import pickle
-from collections.abc import Callable, Iterable, Mapping
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any
 
 import jinja2
@@ -35,7 +34,7 @@ from markupsafe import Markup
 
 __all__ = ["KEY_VERSION", "LOOKUPS", "Keys", "LastPage", "PageKey", "ReadLookup"]
 
-KEY_VERSION = b"papercat page key 2"
+KEY_VERSION = b"papercat page key 3"
 LOOKUPS = ("venues_by_slug", "topics_by_slug")  # the shared lookups by slug, whose reads a page notes
 ALL = "*"  # a read of the whole lookup (its length, its keys, its items...)
 
@@ -152,8 +151,8 @@ class Keys:
     def context(own: dict[str, Any]) -> bytes | None:
         """Return the digest of a page's own context, or None when it cannot be keyed."""
         try:
-            return hashlib.sha256(_pickled(own)).digest()
-        except (pickle.PicklingError, TypeError, AttributeError, ValueError):  # ValueError: a cycle
+            return _digest(own)
+        except (TypeError, ValueError, RecursionError):  # something else than plain data; a cycle
             return None
 
     def _template(self, template: str) -> bytes:
@@ -189,80 +188,39 @@ def _reached(env: jinja2.Environment, template: str) -> tuple[dict[str, str], se
     return sources, names
 
 
-class _Reducers(dict[type, Callable[[Any], Any]]):
-    """How a key's pickle reduces each kind of object the pickler has no fast path for (it has one for
-    str, int, tuple, dict...): a dataclass to its class and fields, so that its cached properties (a
-    paper's topic slugs, a venue's label, kept in its __dict__ once asked for) are not part of it,
-    and in one call (a frozen dataclass with slots is otherwise pickled by a Python __getstate__);
-    Markup (a paper page's abstract) to its class and text, without the Python of copyreg's
-    reduction of a str subclass. Anything else as pickle would reduce it."""
+def _plain(value: Any) -> Any:
+    """Return ``value`` as plain data: nested lists of str, int, float, bool and None.
 
-    def __missing__(self, kind: type) -> Callable[[Any], Any]:
-        if kind is Markup:
-            reducer: Callable[[Any], Any] = _markup
-        elif dataclasses.is_dataclass(kind):
-            names = [f.name for f in dataclasses.fields(kind)]
-            get = attrgetter(*names)
-            reducer = ((lambda obj: (kind, get(obj))) if len(names) > 1
-                       else (lambda obj: (kind, (get(obj),))))
-        else:
-            reducer = _as_pickle_reduces
-        self[kind] = reducer
-        if reducer is not _as_pickle_reduces and _named(kind):
-            raise _NewClass  # the pickle begun wrote the class out in full: begin again (_pickled)
-        return reducer
-
-
-class _NewClass(Exception):
-    """A class was given its memo index while a pickle was being made: it is to begin again."""
+    A value is written as it is when JSON has a kind of its own for it (str, int, float, bool,
+    None), and otherwise as a list that begins with its kind: a tuple, list, dict (its items, in
+    order: a template may show them in that order), Markup (autoescape outputs it as it is, a str
+    it escapes), bytes, or a dataclass (its class's name and its fields, without the cached
+    properties its __dict__ may hold). Anything else raises TypeError: its page is not keyed.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is tuple or kind is list:
+        return [kind.__name__, *map(_plain, value)]
+    if kind is dict:
+        return ["dict", *([_plain(k), _plain(v)] for k, v in value.items())]
+    if kind is Markup:
+        return ["Markup", str.__str__(value)]
+    if kind is bytes:
+        return ["bytes", value.hex()]
+    names = _field_names(kind)
+    return [names[0], *(_plain(getattr(value, name)) for name in names[1:])]
 
 
-# The classes the reducers reduce objects to, each by a memo index of its own (from its name, the
-# same in every process): a pickle writes each as a reference to that index, where it would write
-# the class's module and name in full and import the module to check them (two thirds of the time
-# of a paper page's key). The pickle is never loaded; the index tells the classes apart as their
-# names would. Never two classes at one index: a class whose index is taken is written in full.
-_CLASSES: dict[int, tuple[int, type]] = {}
-_INDEXES: dict[int, type] = {}
-
-
-def _named(kind: type) -> bool:
-    """Give ``kind`` its memo index, if it is free; return whether it has it."""
-    name = f"{kind.__module__}.{kind.__qualname__}".encode()
-    index = int.from_bytes(hashlib.sha256(name).digest()[:4], "big") | 0x100  # a 4-byte reference
-    if _INDEXES.setdefault(index, kind) is not kind:
-        return False
-    _CLASSES[id(kind)] = (index, kind)
-    return True
-
-
-def _markup(obj: Markup) -> tuple[type, tuple[str]]:
-    return Markup, (str.__str__(obj),)  # what copyreg reduces it to: its class and its text
-
-
-def _as_pickle_reduces(obj: Any) -> Any:
-    return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
-
-
-_REDUCERS = _Reducers()
-
-
-def _pickled(value: Any) -> bytes:
-    """Return ``value`` pickled by value alone: no memo of what it holds (two equal strings are written
-    alike whether or not they are one object), dataclasses as their fields, their classes as
-    references to their memo index (_CLASSES)."""
-    while True:
-        out = io.BytesIO()
-        pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.fast = True  # nothing memoised: the bytes depend on the values, not on which objects are shared
-        pickler.memo = _CLASSES  # but the classes found there are written as references
-        pickler.dispatch_table = _REDUCERS  # type: ignore[assignment]
-        try:
-            pickler.dump(value)
-        except _NewClass:  # a class met for the first time: written in full so far, by reference from now on
-            continue
-        return out.getvalue()
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    """Return a dataclass's full name and the names of its fields; TypeError for any other class."""
+    if not dataclasses.is_dataclass(kind):
+        raise TypeError(f"a page key holds plain data and dataclasses, not {kind.__qualname__}")
+    return (f"{kind.__module__}.{kind.__qualname__}", *(f.name for f in dataclasses.fields(kind)))
 
 
 def _digest(value: Any) -> bytes:
-    return hashlib.sha256(value if isinstance(value, bytes) else _pickled(value)).digest()
+    """Return the sha256 of ``value`` as canonical JSON (_plain)."""
+    text = json.dumps(_plain(value), ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).digest()
