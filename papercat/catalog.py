@@ -74,19 +74,25 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
         source = m.found[0][0]
         problems += [Problem(source.path, source.line, w, warning=True) for w in r.warnings]
     bar.restart("titles")
-    titles = _titles(merged, abstract_key, overrides, cache, bar)
-    docs = [(title, r.text) for title, r in zip(titles, rendered)]
+    named = _titles(merged, abstract_key, overrides, cache, bar)
+    titles = named.shown
+    # Keyphrases and related papers read each paper's own title, not the one made unique against the
+    # others: a new paper that shares an earlier one's title changes that title, and would otherwise
+    # change the reference's statistics, and so every paper's keyphrases and related papers.
+    docs = [(title, r.text) for title, r in zip(named.own, rendered)]
     keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
     # The topics and coined names the cache lacks (if enough to pay for a worker process) are found
     # by a worker at the lowest priority: on the time the keyphrases and related papers leave a core
     # idle (this process counting statistics or building the matrix alone).
     taxonomy_key = digest(repr(taxonomy))
     texts = [f"{title} {r.text}" for title, r in zip(titles, rendered)]
-    # A paper's topics depend on its text (title and abstract) alone, so its key (of the two) will do.
-    topic_keys = [digest(taxonomy_key, key) for key in keys]
+    # A paper's topics and coined names depend on its text (shown title and abstract) alone.
+    text_keys = [key if title == own else digest(title, r.text)
+                 for key, title, own, r in zip(keys, titles, named.own, rendered)]
+    topic_keys = [digest(taxonomy_key, key) for key in text_keys]
     topic_stage, name_stage = cache.stage("topics", tuple), cache.stage("names", tuple)
     need_topics = {key: n for n, key in enumerate(topic_keys) if topic_stage.get(key) is None}
-    need_names = {key: n for n, key in enumerate(keys) if name_stage.get(key) is None}
+    need_names = {key: n for n, key in enumerate(text_keys) if name_stage.get(key) is None}
 
     def topics_of(n: int) -> tuple[TopicMatch, ...]:
         return assign_topics(texts[n], taxonomy)
@@ -116,7 +122,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
             known_topics, known_names = found()
             matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, None,
                                       dict(zip(need_topics, known_topics)))
-            names = name_stage.map(names_of, range(len(texts)), keys.__getitem__, None,
+            names = name_stage.map(names_of, range(len(texts)), text_keys.__getitem__, None,
                                    dict(zip(need_names, known_names)))
             papers = _papers(merged, rendered, titles, phrases, names, matches, venues, overrides)
             return papers, Catalog.assemble(papers, list(venues.values()), [*taxonomy, OTHER], venue_order,
@@ -163,10 +169,18 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
     return merged, venues, venue_order, problems
 
 
+@dataclass(frozen=True)
+class _Titles:
+    """Every paper's title, by position."""
+
+    own: list[str]  # given in papers.yaml, else derived from the paper's abstract alone
+    shown: list[str]  # the own titles, each repeated one made distinct (unique_titles)
+
+
 def _titles(merged: list[_Merged], key: Callable[[int], bytes], overrides: dict[str, Override], cache: Cache,
-            bar: Stage) -> list[str]:
+            bar: Stage) -> _Titles:
     """Return every paper's title: given in papers.yaml, else derived (cached under ``key`` of its position,
-    its abstract's digest); no two alike."""
+    its abstract's digest); and those titles made unique."""
     given = {i for i, m in enumerate(merged) if m.id in overrides and overrides[m.id].title}
     bar.advance(len(given))
     derived = iter(cache.stage("titles", str).map(lambda n: derive_title(merged[n].abstract),
@@ -174,7 +188,7 @@ def _titles(merged: list[_Merged], key: Callable[[int], bytes], overrides: dict[
                                                   key, bar.advance))
     first = [overrides[m.id].title if i in given else next(derived) or f"Paper {m.id}"
              for i, m in enumerate(merged)]  # an abstract of symbols has no words to make a title of
-    return unique_titles(first, [m.abstract for m in merged], keep=given)
+    return _Titles(first, unique_titles(first, [m.abstract for m in merged], keep=given))
 
 
 def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[int], cache: Cache,

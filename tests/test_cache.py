@@ -261,6 +261,36 @@ def test_a_listing_added_past_the_reference_is_compared_with_the_catalog_alone(m
     assert gained, "some earlier paper is now related to a new one"
 
 
+def test_a_new_paper_that_renames_an_earlier_ones_title_leaves_the_earlier_papers_as_they_were(
+        make_content, tmp_path, calls, monkeypatch):
+    """A new paper whose derived title is an earlier paper's makes both titles longer (unique_titles), but
+    the keyphrases and related papers read each paper's own title: past the reference, the new papers
+    alone are analysed, picked and compared, and the site is the one a build without a cache makes."""
+    monkeypatch.setattr(keyphrases, "REFERENCE_MIN", 4)
+    picked: list[int] = []
+    real_pick = keyphrases.pick
+    monkeypatch.setattr(keyphrases, "pick", lambda papers, **kw: picked.append(len(papers)) or real_pick(papers, **kw))
+    old = zipf_abstracts(20, 1)
+    twin = old[0].rsplit(". ", 1)[0] + ". Kazen lomix tirax."  # the same first sentence: the same derived title
+    new = [twin, *zipf_abstracts(5, 2)]
+    folder = make_content({"a.txt": listing("ICML 2025 Papers", old)})
+    before = run(folder, tmp_path / "site", tmp_path / "cache")
+    (folder / "listings" / "b.txt").write_text(listing("ICLR 2026 Papers", new), encoding="utf-8")
+    calls.clear()
+    picked.clear()
+    after = run(folder, tmp_path / "site", tmp_path / "cache")
+    earlier = {p.id: p for p in before.catalog.papers}
+    later = {p.id: p for p in after.catalog.papers}
+    assert sum(later[pid].title != paper.title for pid, paper in earlier.items()) == 1, "the situation arises"
+    assert calls["analyse_with_terms"] == len(new) and picked == [len(new)]
+    assert calls["relate_beside"] == 0 and calls["terms"] == 0
+    assert all(later[pid].keyphrases == paper.keyphrases for pid, paper in earlier.items())
+    plain = make_content({}, name="content-plain")
+    shutil.copytree(folder, plain, dirs_exist_ok=True)  # its history.yaml too: papers arrive in one order
+    run(plain, tmp_path / "plain")
+    assert tree(tmp_path / "plain") == tree(tmp_path / "site")
+
+
 @pytest.mark.parametrize("kept", ["keyphrases", "related"])
 def test_papers_cached_in_one_per_paper_stage_only_give_the_same_site(content, tmp_path, calls, kept):
     folder, plain = content("c"), content("plain")  # the same builds without a cache, for comparison
