@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from .errors import CatalogError
 from .pagekeys import PageKey
-from .parallel import Plain, jobs
+from .workers import jobs
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.
 MARKER = ".papercat-site"
@@ -52,23 +52,6 @@ class Staged:
     digest: bytes | None = None
     key: PageKey | None = None  # a keyed page's key (pagekeys.py), for the up-to-date record
     made: bool = True  # False for a page kept unrendered (Staging.keep)
-
-
-def _plain_staged(staged: Staged) -> tuple[object, ...]:
-    key = staged.key
-    return (staged.path, staged.kept_mode, staged.digest, None if key is None else (key.key, key.reads),
-            staged.made)
-
-
-def _staged(plain: tuple[str, int | None, bytes | None, tuple[bytes, tuple[tuple[str, str], ...]] | None, bool]
-            ) -> Staged:
-    path, kept_mode, digest, key, made = plain
-    return Staged(path, kept_mode, digest, None if key is None else PageKey(*key), made)
-
-
-# How worker processes send back what they staged: as plain values, which take a tenth of the time
-# to send that two pickled dataclasses (a Staged and its PageKey) do, for each of tens of thousands of pages.
-STAGED_PLAIN = Plain(_plain_staged, _staged)
 
 
 @dataclass(frozen=True)
@@ -237,7 +220,7 @@ def _in_threads(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """Return ``[work(item) for item in items]``, shared among ``jobs()`` threads in runs of items.
 
     For file operations, which release the GIL while the system works. Every thread has ended
-    when this returns (parallel.py forks workers only when no other thread runs); the first
+    when this returns (workers.py forks workers only when no other thread runs); the first
     error is raised.
     """
     threads = min(jobs(), len(items) // _RUN)
