@@ -134,9 +134,8 @@ def paused_gc() -> Iterator[None]:
     waits for the next collection of the oldest generation.
     """
     enabled = gc.isenabled()
-    # Inside a step that froze the objects made before it (before forking workers), they
-    # stay frozen: moved into the oldest generation, they would be walked by the next collection of it
-    # (0.5 s as the workers' pages came back, adding a listing at 20,000 papers); the step unfreezes them.
+    # Inside a worker process, which froze the objects it shares with the build (workers.py), they stay
+    # frozen: moved into the oldest generation, they would be walked, and so copied, by its next collection.
     frozen = gc.get_freeze_count() > 0
     gc.disable()
     try:

@@ -697,9 +697,9 @@ def test_paused_gc_leaves_what_the_step_kept_to_the_oldest_generation():
 
 
 def test_paused_gc_inside_a_step_that_froze_the_objects_before_it_leaves_them_frozen():
-    """As parallel.map_beside freezes the build's objects before its workers fork, a paused step beside them
-    (the search index's) leaves them frozen, and what it kept too: the next collection of the oldest
-    generation does not walk them all while the workers' results come back."""
+    """As a worker process freezes the objects it shares with the build (workers.py), a paused step in it
+    leaves them frozen, and what it kept too: the next collection of the oldest generation does not walk
+    them all."""
     gc.freeze()
     try:
         earlier = gc.get_freeze_count()
