@@ -136,9 +136,9 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
                 ) -> list[Staged]:
     """Render every page and data file into ``staging``, advancing ``bar`` per file; return them staged.
 
-    This process stages the files ``index(keep)`` makes (the search index's: see ``index_files``);
-    then worker processes stage the pages and the ``data`` files (papers.json's too) as they make
-    them. Given ``last`` (the last build's page keys: uptodate.last_pages), keyed pages get keys,
+    Worker processes stage the pages and the ``data`` files (papers.json's too) as they make them;
+    meanwhile this process stages the files ``index(keep)`` makes (the search index's: see
+    ``index_files``). Given ``last`` (the last build's page keys: uptodate.last_pages), keyed pages get keys,
     and those whose key and file are as the last build left them are kept unrendered (pagekeys.py);
     so are data files with a key, and the files ``index`` gives without bytes (those
     ``keep(path, key)`` finds so).
@@ -214,9 +214,12 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         key = keys.key(page.template, page.path, context, reads)
         return staging.stage(page.path, data, PageKey(key, reads))
 
-    # The search index in this process, which keeps what it makes in the cache.
+    # The pages by workers of a worker of their own, while this process makes the search index (which
+    # keeps what it makes in the cache, here): a rebuild that keeps most pages is mostly the index.
+    pages = workers.submit(lambda: workers.map(make, items))
     staged = [_index_file(file) for file in index(_index_keep)]
-    staged += workers.map(make, items, bar.advance)
+    staged += pages.result()
+    bar.advance(len(items))
     if keys is not None:
         log.info("kept %d of %d pages and data files unmade: their keys are the last build's",
                  sum(not s.made for s in staged), len(staged))
@@ -308,7 +311,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     if errors:
         raise ContentError(errors)
     # The search documents first (their names in worker processes); their terms and the index made
-    # of them just before the workers render the pages.
+    # of them while the workers render the pages.
     with progress.stage("indexing", unit="documents") as bar:
         work = search_work(catalog, cache=cache, order=news.oldest_first, fields=fields[0] if fields else None)
         bar.advance(len(work.docs))

@@ -81,8 +81,9 @@ class Future(Generic[R]):
         self._value: tuple[bool, Any] | None = None
         if jobs() > 1 and _can_fork():
             # The worker leaves its result in a file and ends: its memory goes then, not when asked for.
+            # Not a daemon, so that it may fork workers of its own for a ``map``.
             self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed once read
-            self._process = _FORK.Process(target=_leave_result, args=(compute, self._file), daemon=True)
+            self._process = _FORK.Process(target=_leave_result, args=(compute, self._file))
             self._process.start()
 
     def result(self) -> R:

@@ -220,12 +220,16 @@ def test_a_site_built_by_workers_is_byte_identical_to_one_built_by_a_loop(tmp_pa
             def counting(compute, items, done=None, min_items=workers.MIN_ITEMS):
                 calls.append(len(items) >= min_items and workers.jobs() > 1 and workers._can_fork())
                 return real(compute, items, done, min_items)
-            workers.map = counting
+            real_submit = workers.submit
+            def counting_submit(compute):
+                calls.append(workers.jobs() > 1 and workers._can_fork())
+                return real_submit(compute)
+            workers.map, workers.submit = counting, counting_submit
             build(Paths(Path({str(content)!r}), Path({str(out)!r}), cache=None),
                   base_url="https://example.org/catalog/", record_history=False)
             # abstracts, titles, keyphrases (analysed with the related terms, picked), the keyphrases' keys,
-            # related blocks, pages (the topics and coined names, and the search terms, are found by
-            # workers of their own)
+            # related blocks, the topics and coined names, the search terms, pages (the pages' own map runs
+            # in the worker that the pages are submitted to)
             assert sum(calls) >= (7 if {jobs!r} == "2" else 0), calls
         """, jobs)
         sites[jobs] = tree(out)
