@@ -46,11 +46,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from .parallel import Plain, made_beside, parallel_map
+from . import workers
 
 __all__ = ["DEFAULT_FOLDER", "Cache", "Stage", "default_cache", "digest", "digest_of", "open_cache",
            "paused_gc", "seal"]
@@ -140,9 +140,8 @@ def paused_gc() -> Iterator[None]:
     waits for the next collection of the oldest generation.
     """
     enabled = gc.isenabled()
-    # Inside a step that froze the objects made before it (parallel.map_beside, beside its workers), they
-    # stay frozen: moved into the oldest generation, they would be walked by the next collection of it
-    # (0.5 s as the workers' pages came back, adding a listing at 20,000 papers); the step unfreezes them.
+    # Inside a worker process, which froze the objects it shares with the build (workers.py), they stay
+    # frozen: moved into the oldest generation, they would be walked, and so copied, by its next collection.
     frozen = gc.get_freeze_count() > 0
     gc.disable()
     try:
@@ -219,23 +218,20 @@ class Stage:
 
         ``known`` holds results the caller has already, by key (another stage's ``map_with`` worked
         them out): what the cache misses is taken from it, and kept, as if computed. The rest is
-        computed by worker processes (parallel.py); ``done(n)`` is called as ``n`` more items are ready.
+        computed by worker processes (workers.py); ``done(n)`` is called as ``n`` more items are ready.
         """
         if self.cache.folder is None and not known:
-            return parallel_map(compute, items, done)
+            return workers.map(compute, items, done)
         return self._map(lambda item: (compute(item), None), items, key, done, known or {})[0]
 
     def map_with(self, compute: Callable[[T], tuple[R, X]], items: Sequence[T], key: Callable[[T], bytes],
-                 done: Callable[[int], None] | None = None,
-                 plain: Plain[tuple[R, X]] | None = None) -> tuple[list[R], dict[bytes, X]]:
+                 done: Callable[[int], None] | None = None) -> tuple[list[R], dict[bytes, X]]:
         """Return ``map``'s results for a ``compute`` that returns (result, by-product), and the by-product
-        of each item computed now, by key: what this stage does not keep, for another stage's ``known``.
-        ``plain`` is how they travel from worker processes, as ``parallel_map`` says."""
-        return self._map(compute, items, key, done, {}, plain)
+        of each item computed now, by key: what this stage does not keep, for another stage's ``known``."""
+        return self._map(compute, items, key, done, {})
 
     def _map(self, compute: Callable[[T], tuple[R, X]], items: Sequence[T], key: Callable[[T], bytes],
-             done: Callable[[int], None] | None, known: dict[bytes, R],
-             plain: Plain[tuple[R, X]] | None = None) -> tuple[list[R], dict[bytes, X]]:
+             done: Callable[[int], None] | None, known: dict[bytes, R]) -> tuple[list[R], dict[bytes, X]]:
         keys = [key(item) for item in items]
         out: list[R | None] = []
         for k in keys:
@@ -248,7 +244,7 @@ class Stage:
         if done is not None:
             done(len(items) - len(missing))
         by_products: dict[bytes, X] = {}
-        for n, (value, extra) in zip(missing, parallel_map(compute, [items[n] for n in missing], done, plain=plain)):
+        for n, (value, extra) in zip(missing, workers.map(compute, [items[n] for n in missing], done)):
             self.put(keys[n], value)
             out[n] = value
             by_products[keys[n]] = extra
@@ -262,22 +258,16 @@ class Stage:
             return False
         return self.rewrite or self.added > 0 or len(self.used) != len(self.loaded)
 
-    def close(self, beside: bool = False) -> None:
+    def close(self) -> None:
         """Let the entries go now, keeping only the file to write (pickled, it is far smaller).
 
         Meant for a stage whose entries nothing else holds on to (per-paper analyses), once the
-        build has used them. Using the stage again reads them back. With ``beside``, a worker process
-        pickles them (parallel.made_beside) while this one goes on: for an entry made by a step
-        that leaves a core idle after it (the related papers' state, 0.3 s of pickling at 20,000
-        papers, when a listing is added).
+        build has used them. Using the stage again reads them back.
         """
         if self.loaded is None or self.closed:
             return
         if not self.changed():
             self.sealed = None
-        elif beside:
-            entries, key, appended = self._part_entries()
-            self.sealed = _Part(_Beside(made_beside(partial(_pickled_entries, entries))), key, appended)
         else:
             self.sealed = self.cache.spilled(self.part())
         self.loaded, self.used, self.closed = {}, {}, True
@@ -389,19 +379,12 @@ def _pickled_entries(entries: dict[bytes, Any]) -> bytes:
 class _Part:
     """A part of a stage file to write: a payload of pickled entries, to append or to make the whole file."""
 
-    payload: bytes | _Spilled | _Beside
+    payload: bytes | _Spilled
     key: bytes  # the key of a single-entry stage's entry, else _NO_KEY
     appended: bool
 
     def data(self) -> bytes:
         return self.payload if isinstance(self.payload, bytes) else self.payload.read()
-
-
-@dataclass(frozen=True)
-class _Beside:
-    """A payload a worker process is making (Stage.close's ``beside``)."""
-
-    read: Callable[[], bytes]  # waits for the worker
 
 
 @dataclass(frozen=True)
@@ -504,7 +487,7 @@ class Cache:
         for stage in changed:
             part = stage.sealed if stage.sealed is not None else stage.part()
             try:  # the header and the payload, not the two joined: a copy of up to ~100 MB spared
-                payload = part.data()  # a worker's (Stage.close's beside) may have failed: OSError
+                payload = part.data()
                 _write_atomically(stage.path, part_header(stage.name, payload, key=part.key), payload,
                                   after=part.appended)
             except OSError as exc:

@@ -10,6 +10,7 @@ from typing import TypeVar
 import numpy as np
 from scipy import sparse
 
+from . import workers
 from .cache import Cache, digest, digest_of, paused_gc
 from .enrich import keyphrases, reference_papers, related
 from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
@@ -24,7 +25,6 @@ from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch
 from .overrides import Override
 from .paper_map import Layout, layout
 from .paper_map import places as map_places
-from .parallel import MIN_ITEMS, parallel_map, started_steps
 from .progress import Stage
 from .search import TextFields, text_fields
 from .text import folded
@@ -81,9 +81,9 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     # change the reference's statistics, and so every paper's keyphrases and related papers.
     docs = [(title, r.text) for title, r in zip(named.own, rendered)]
     keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
-    # The topics and coined names the cache lacks (if enough to pay for a worker process) are found
-    # by a worker at the lowest priority: on the time the keyphrases and related papers leave a core
-    # idle (this process counting statistics or building the matrix alone).
+    # The topics and coined names the cache lacks (if enough to pay for a worker process), and the
+    # search terms, are found by workers of their own while this process goes on with the keyphrases
+    # and related papers.
     taxonomy_key = digest(repr(taxonomy))
     texts = [f"{title} {r.text}" for title, r in zip(titles, rendered)]
     # A paper's topics and coined names depend on its text (shown title and abstract) alone.
@@ -106,32 +106,27 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     def fields() -> TextFields:
         return text_fields(titles, [r.text for r in rendered])
 
-    # The search terms come after the topics and names: those are asked for first, beside the comparison
-    # of papers; the search terms only once the catalog is made, so the worker goes on into the time
-    # the comparison leaves idle.
-    alone = len(need_topics) + len(need_names) >= MIN_ITEMS
-    steps = ([both] if alone else []) + ([fields] if search_fields is not None else [])
-    with started_steps(steps, idle=True) as results:
-        found = results[0] if alone else lambda: ([], [])
-        bar.restart("keyphrases")
-        phrases, counted = _keyphrases(docs, keys, reference, cache, bar)
+    found = workers.submit(both) if len(need_topics) + len(need_names) >= workers.MIN_ITEMS else None
+    found_fields = workers.submit(fields) if search_fields is not None else None
+    bar.restart("keyphrases")
+    phrases, counted = _keyphrases(docs, keys, reference, cache, bar)
 
-        def unrelated(places: list[tuple[int, int]]) -> tuple[list[Paper], Catalog]:
-            """Return the papers, by position, and the catalog, all but their related papers: made while
-            worker processes compare the papers (see ``_related``)."""
-            known_topics, known_names = found()
-            matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, None,
-                                      dict(zip(need_topics, known_topics)))
-            names = name_stage.map(names_of, range(len(texts)), text_keys.__getitem__, None,
-                                   dict(zip(need_names, known_names)))
-            papers = _papers(merged, rendered, titles, phrases, names, matches, venues, overrides)
-            return papers, Catalog.assemble(papers, list(venues.values()), [*taxonomy, OTHER], venue_order,
-                                            {m.id: place for m, place in zip(merged, places)})
+    def unrelated(places: list[tuple[int, int]]) -> tuple[list[Paper], Catalog]:
+        """Return the papers, by position, and the catalog, all but their related papers: made while
+        worker processes compare the papers (see ``_related``)."""
+        known_topics, known_names = found.result() if found is not None else ([], [])
+        matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, None,
+                                  dict(zip(need_topics, known_topics)))
+        names = name_stage.map(names_of, range(len(texts)), text_keys.__getitem__, None,
+                               dict(zip(need_names, known_names)))
+        papers = _papers(merged, rendered, titles, phrases, names, matches, venues, overrides)
+        return papers, Catalog.assemble(papers, list(venues.values()), [*taxonomy, OTHER], venue_order,
+                                        {m.id: place for m, place in zip(merged, places)})
 
-        bar.restart("related papers")
-        near, (papers, catalog) = _related(docs, keys, phrases, counted, oldest, reference, cache, bar, unrelated)
-        if search_fields is not None:
-            search_fields.append(replace(results[-1](), ids=tuple(m.id for m in merged)))
+    bar.restart("related papers")
+    near, (papers, catalog) = _related(docs, keys, phrases, counted, oldest, reference, cache, bar, unrelated)
+    if found_fields is not None:
+        search_fields.append(replace(found_fields.result(), ids=tuple(m.id for m in merged)))
     bar.restart("topics")
     bar.advance(len(merged))  # found beside the related papers
     _relate(papers, near)
@@ -214,8 +209,7 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[
     if counting:  # each analysis read from the cache, or made and kept there
         stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
         analysed, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
-                                           [(keys[row], docs[row]) for row in need], itemgetter(0), bar.advance,
-                                           related.PLAIN_ANALYSIS)
+                                           [(keys[row], docs[row]) for row in need], itemgetter(0), bar.advance)
         stage.close()
         by_row = dict(zip(need, analysed))
         bar.note("picking keyphrases")
@@ -223,8 +217,7 @@ def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[
         statistics.put(signature, stats)
         new = [by_row[row] for row in todo]
     else:  # only new papers: analysed now, and left out of the cache's analyses (kept for the next reference)
-        both = parallel_map(lambda row: related.analyse_with_terms(*docs[row]), todo, bar.advance,
-                            plain=related.PLAIN_ANALYSIS)
+        both = workers.map(lambda row: related.analyse_with_terms(*docs[row]), todo, bar.advance)
         counted = {keys[row]: terms for row, (_, terms) in zip(todo, both)}
         bar.note("picking keyphrases")
         new = [analysis for analysis, _ in both]
@@ -291,9 +284,7 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
                                                                     made=made)
     if relations is not earlier:
         memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed, found))
-        # The cache keeps only what it will write (the matrix and pairs, pickled by a worker process while
-        # this one makes the catalog: after a new listing's comparison a core is idle).
-        memo.close(beside=True)
+        memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
     return relations.plain(oldest), other
 
 

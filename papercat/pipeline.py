@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import jinja2
 
-from . import urls
+from . import urls, workers
 from .cache import Cache, open_cache, paused_gc
 from .config import SiteConfig, load_site_config, load_taxonomy
 from .errors import CatalogError, ContentError, Problem, StrictWarnings
@@ -36,13 +36,12 @@ from .listing import Listing, display_path, read_listings
 from .model import Catalog, Topic
 from .overrides import Override, load_overrides, unknown_ids
 from .pagekeys import Keys, LastPage, PageKey
-from .parallel import map_beside
 from .progress import NO_PROGRESS, Progress, Stage
 from .render import Page, make_environment, render_page
 from .swap import clear_beside
 from .uptodate import Inputs, built_site, last_pages, read_inputs, remember
 from .urls import normalise_base_url
-from .writer import STAGED_PLAIN, Staged, Staging, WriteReport
+from .writer import Staged, Staging, WriteReport
 
 # The catalog's, the pages' and the search index's modules bring numpy, scipy, nh3 and latex2mathml
 # (0.4 of the 0.6 s Python takes to start a build): the steps that use them import them, so a build
@@ -133,16 +132,16 @@ class DataFile:
 
 
 def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Staging, news: News = NO_NEWS,
-                bar: Stage | None = None, beside: Callable[[Callable[[str, bytes], bool]], list[IndexFile]] = list,
+                bar: Stage | None = None, index: Callable[[Callable[[str, bytes], bool]], list[IndexFile]] = list,
                 data: Sequence[DataFile] = (), last: Mapping[str, LastPage] | None = None
                 ) -> list[Staged]:
     """Render every page and data file into ``staging``, advancing ``bar`` per file; return them staged.
 
     Worker processes stage the pages and the ``data`` files (papers.json's too) as they make them;
-    meanwhile this process stages the files ``beside(keep)`` makes (the search index's: see
-    ``index_files``). Given ``last`` (the last build's page keys: uptodate.last_pages), keyed pages get
-    keys, and those whose key and file are as the last build left them are kept unrendered
-    (pagekeys.py); so are data files with a key, and the files ``beside`` gives without bytes (those
+    meanwhile this process stages the files ``index(keep)`` makes (the search index's: see
+    ``index_files``). Given ``last`` (the last build's page keys: uptodate.last_pages), keyed pages get keys,
+    and those whose key and file are as the last build left them are kept unrendered (pagekeys.py);
+    so are data files with a key, and the files ``index`` gives without bytes (those
     ``keep(path, key)`` finds so).
     """
     from .pages import papers_json, shared_context, site_pages
@@ -187,7 +186,7 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         return kept is not None
 
     def _index_file(file: IndexFile) -> Staged:
-        """Stage a file of the search index made beside the pages, or keep the last build's (no bytes)."""
+        """Stage a file of the search index, or keep the last build's (no bytes)."""
         staging.claim(file.path, "the search index")
         if file.data is None:
             return index_kept[file.path]
@@ -216,15 +215,12 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
         key = keys.key(page.template, page.path, context, reads)
         return staging.stage(page.path, data, PageKey(key, reads))
 
-    # The workers take runs of items in turn: the long ones first, each a run of its own (papers.json
-    # and the pages listing many papers: feeds and the sitemap come last in ``pages``), then the doc
-    # shards, then the many short ones (the papers' pages, the keyed ones), so that no worker is left
-    # alone with a long run at the end while the other idles. The order of ``staged`` does not matter.
-    long = [catalog_json, *(page for page in pages[::-1] if not page.keyed)]
-    by_length = [*long, *reversed(data), *(page for page in pages if page.keyed)]
-    staged, more = map_beside(make, by_length, lambda: [_index_file(file) for file in beside(_index_keep)],
-                              bar.advance, plain=STAGED_PLAIN, alone=len(long))
-    staged += more
+    # The pages by workers of a worker of their own, while this process makes the search index (which
+    # keeps what it makes in the cache, here): a rebuild that keeps most pages is mostly the index.
+    pages = workers.submit(lambda: workers.map(make, items))
+    staged = [_index_file(file) for file in index(_index_keep)]
+    staged += pages.result()
+    bar.advance(len(items))
     if keys is not None:
         log.info("kept %d of %d pages and data files unmade: their keys are the last build's",
                  sum(not s.made for s in staged), len(staged))
@@ -317,7 +313,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     if errors:
         raise ContentError(errors)
     # The search documents first (their names in worker processes); their terms and the index made
-    # of them (one process's work) while the workers render the pages.
+    # of them while the workers render the pages.
     with progress.stage("indexing", unit="documents") as bar:
         work = search_work(catalog, cache=cache, order=news.oldest_first, fields=fields[0] if fields else None)
         bar.advance(len(work.docs))

@@ -146,7 +146,7 @@ def remove_tree(folder: str) -> None:
 
     The files are unlinked by a few threads: most of an unlink's time is the file system freeing
     the file's blocks, outside the folder's lock, so that several go on at once. The threads have
-    all ended when this returns (parallel.py forks only when no other thread runs).
+    all ended when this returns (workers.py forks only when no other thread runs).
     """
     try:
         files, folders = _tree(folder)

@@ -26,7 +26,6 @@ from types import TracebackType
 
 from .errors import CatalogError
 from .pagekeys import PageKey
-from .parallel import Plain
 from .swap import STAGING, clear_leftovers, lock_beside, remove_tree, swap
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.
@@ -53,23 +52,6 @@ class Staged:
     digest: bytes | None = None
     key: PageKey | None = None  # a keyed page's key (pagekeys.py), for the up-to-date record
     made: bool = True  # False for a page kept unrendered (Staging.keep)
-
-
-def _plain_staged(staged: Staged) -> tuple[object, ...]:
-    key = staged.key
-    return (staged.path, staged.kept_mode, staged.digest, None if key is None else (key.key, key.reads),
-            staged.made)
-
-
-def _staged(plain: tuple[str, int | None, bytes | None, tuple[bytes, tuple[tuple[str, str], ...]] | None, bool]
-            ) -> Staged:
-    path, kept_mode, digest, key, made = plain
-    return Staged(path, kept_mode, digest, None if key is None else PageKey(*key), made)
-
-
-# How worker processes send back what they staged: as plain values, which take a tenth of the time
-# to send that two pickled dataclasses (a Staged and its PageKey) do, for each of tens of thousands of pages.
-STAGED_PLAIN = Plain(_plain_staged, _staged)
 
 
 @dataclass(frozen=True)

@@ -456,41 +456,6 @@ def test_a_closed_stage_reopens_with_everything_it_held(tmp_path, changed):
     assert entries(tmp_path / "cache", "titles") == expected
 
 
-@pytest.mark.parametrize("appended", [True, False])
-def test_a_stage_closed_with_its_entries_pickled_beside_writes_what_a_plain_close_writes(tmp_path, appended):
-    files = {}
-    for beside in (False, True):
-        folder = tmp_path / f"cache-{beside}"
-        if appended:
-            seed = Cache(folder)
-            seed.stage("titles", str).map(str.upper, ["a", "b"], digest)
-            seed.save()
-        cache = Cache(folder)
-        stage = cache.stage("titles", str)
-        stage.map(str.upper, ["a", "b", "c"], digest)
-        stage.close(beside=beside)
-        assert stage.used == {} and stage.sealed is not None and stage.sealed.appended == appended
-        assert cache.save() == ["titles"]
-        files[beside] = (folder / "titles.bin").read_bytes()
-        assert entries(folder, "titles") == {digest(x): x.upper() for x in "abc"}
-    assert files[True] == files[False]
-
-
-def test_a_stage_whose_worker_failed_is_not_saved_and_the_build_goes_on(tmp_path, monkeypatch, caplog):
-    def failed(make):
-        def result() -> bytes:
-            raise OSError("a worker process stopped without its result (exit code -9)")
-        return result
-    monkeypatch.setattr(cache_module, "made_beside", failed)
-    cache = Cache(tmp_path / "cache")
-    cache.stage("titles", str).map(str.upper, ["a"], digest)
-    cache.stage("titles", str).close(beside=True)
-    cache.stage("topics", str).map(str.lower, ["B"], digest)
-    assert cache.save() == ["topics"]
-    assert not (tmp_path / "cache" / "titles.bin").exists()
-    assert "cannot be written" in caplog.text and "exit code -9" in caplog.text
-
-
 def _titles_build(folder: Path, words: list[str]) -> Cache:
     cache = Cache(folder)
     cache.stage("titles", str).map(str.upper, words, digest)
@@ -762,9 +727,9 @@ def test_paused_gc_leaves_what_the_step_kept_to_the_oldest_generation():
 
 
 def test_paused_gc_inside_a_step_that_froze_the_objects_before_it_leaves_them_frozen():
-    """As parallel.map_beside freezes the build's objects before its workers fork, a paused step beside them
-    (the search index's) leaves them frozen, and what it kept too: the next collection of the oldest
-    generation does not walk them all while the workers' results come back."""
+    """As a worker process freezes the objects it shares with the build (workers.py), a paused step in it
+    leaves them frozen, and what it kept too: the next collection of the oldest generation does not walk
+    them all."""
     gc.freeze()
     try:
         earlier = gc.get_freeze_count()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import marshal
 import pickle
 import random
 from itertools import accumulate
@@ -366,11 +365,10 @@ def test_the_bundled_terms_counted_with_the_analyses_are_the_terms_counted_alone
         (analyse(title, abstract), terms(title, abstract)) for title, abstract in bundled]
 
 
-def test_the_bundled_analyses_travel_as_plain_values_unchanged(bundled):
-    from papercat.enrich.related import PLAIN_ANALYSIS
+def test_the_bundled_analyses_travel_from_worker_processes_unchanged(bundled):
     for title, abstract in bundled:
         both = analyse_with_terms(title, abstract)
-        back = PLAIN_ANALYSIS.from_plain(marshal.loads(marshal.dumps(PLAIN_ANALYSIS.to_plain(both))))
+        back = pickle.loads(pickle.dumps(both, protocol=pickle.HIGHEST_PROTOCOL))
         assert back == both and type(back[0].proper) is frozenset and type(back[1].words) is tuple
 
 

@@ -9,9 +9,9 @@ from itertools import chain
 
 import numpy as np
 
+from .. import workers
 from ..cache import Cache, digest
 from ..enrich.abstract import plain_text
-from ..parallel import parallel_map
 from .arrays import _runs
 from .documents import SearchDoc, doc_key
 from .format import FIELDS
@@ -157,7 +157,7 @@ def term_columns(docs: Sequence[SearchDoc], cache: Cache | None = None, keys: Se
     if (sources < 0).all():  # none is the last build's
         columns = replace(_all_analysed(docs, fields), keys=b"".join(keys))
     else:
-        new = parallel_map(doc_terms, [docs[n] for n in np.flatnonzero(sources < 0).tolist()])
+        new = workers.map(doc_terms, [docs[n] for n in np.flatnonzero(sources < 0).tolist()])
         columns = _columns(sources, new, old, b"".join(keys))
     stage.put(_TERMS_KEY, columns)
     stage.close()  # the columns are the caller's now: the stage keeps only its file
@@ -179,7 +179,7 @@ def _all_analysed(docs: Sequence[SearchDoc], fields: TextFields | None) -> TermC
     """Return the columns of documents none of which a cache holds: made of ``fields`` if they hold every
     document's paper, else analysed now (in worker processes)."""
     made = fields.columns(docs) if fields is not None else None
-    return made if made is not None else _analysed(parallel_map(doc_terms, docs))
+    return made if made is not None else _analysed(workers.map(doc_terms, docs))
 
 
 def _analysed(docs: Sequence[DocTerms]) -> TermColumns:

@@ -10,7 +10,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from papercat.parallel import parallel_map
+from papercat import workers
 
 from .analysis import PaperPhrases, analyse
 from .candidates import _COUNT, _IN_TITLE, _LITERAL, _WEIGHT
@@ -161,7 +161,7 @@ def pick(papers: Sequence[PaperPhrases], k_min: int = 5, k_max: int = 8,
         return picked
 
     # Each batch of papers alone, once the catalog's counts are known.
-    batches = parallel_map(pick_batch, range(0, len(papers), _PICK_BATCH), min_items=2)
+    batches = workers.map(pick_batch, range(0, len(papers), _PICK_BATCH), min_items=2)
     return [picked for batch in batches for picked in batch]
 
 

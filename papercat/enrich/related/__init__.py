@@ -6,7 +6,7 @@ explained; copies leaves out papers with the same abstract) -> relations (all of
 """
 
 from .relations import Found, Related, Relations, extend, relate, relate_beside, related_papers
-from .terms import PLAIN_ANALYSIS, PaperTerms, analyse_with_terms, terms
+from .terms import PaperTerms, analyse_with_terms, terms
 
-__all__ = ["PLAIN_ANALYSIS", "Found", "PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate",
-           "relate_beside", "related_papers", "terms"]
+__all__ = ["Found", "PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate", "relate_beside",
+           "related_papers", "terms"]

@@ -3,21 +3,18 @@ and explained by the terms they share."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 from itertools import pairwise
-from typing import TypeVar
 
 import numpy as np
 from scipy import sparse
 
+from papercat import workers
 from papercat.enrich.keyphrases import is_telling
-from papercat.parallel import jobs, map_beside, parallel_map
 
 from .matrix import _Features
 from .scorer import CHUNK, DECIMALS, _floor, _Scorer, _shortlist
 
-B = TypeVar("B")
 MAX_SHARED = 4
 # Scores computed at once: at most every paper times a strip (or block) of papers, float32. 8 million
 # cells are 32 MB (plus as much for the dense product), so 20,000 papers stay far under 1 GB.
@@ -36,32 +33,29 @@ def _exact(products: sparse.csr_matrix) -> np.ndarray:
 
 
 def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicates: dict[int, list[int]],
-                rank: np.ndarray, beside: Callable[[], B],
-                floors: np.ndarray | None = None) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
+                rank: np.ndarray, floors: np.ndarray | None = None) -> list[tuple[int, int, float, tuple[str, ...]]]:
     """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k (and maybe more:
-    ``_best`` keeps the k best), ties to the related paper of lower ``rank``, and ``beside()``.
+    ``_best`` keeps the k best), ties to the related paper of lower ``rank``.
 
     With ``floors`` (one per earlier paper, the first ones: see ``_floors``), only the later papers
     are ranked against all, block by block, and each earlier paper against the later ones whose
     score may reach its floor: the pairs (earlier, later paper) are its top k of those.
 
-    The blocks are independent, so worker processes share them (parallel.py) while this process runs ``beside``.
+    The blocks are independent, so worker processes share them (workers.py).
     """
     n = matrix.shape[0]
     scorer = _Scorer(matrix)
     if floors is None:
-        return _all_neighbours(matrix, features, scorer, k, duplicates, rank, beside)
+        return _all_neighbours(matrix, features, scorer, k, duplicates, rank)
     step = max(1, BLOCK_CELLS // scorer.width)
     blocks = [(start, min(n, start + step)) for start in range(len(floors), n, step)]
-    found, other = map_beside(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, rank, floors,
-                                                              *block),
-                              blocks, beside, min_items=2)
-    return [pair for pairs in found for pair in pairs], other
+    found = workers.map(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, rank, floors, *block),
+                        blocks, min_items=2)
+    return [pair for pairs in found for pair in pairs]
 
 
 def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
-                    duplicates: dict[int, list[int]], rank: np.ndarray,
-                    beside: Callable[[], B]) -> tuple[list[tuple[int, int, float, tuple[str, ...]]], B]:
+                    duplicates: dict[int, list[int]], rank: np.ndarray) -> list[tuple[int, int, float, tuple[str, ...]]]:
     """Return what ``_neighbours`` returns without floors: every paper ranked against all, each pair scored
     once.
 
@@ -74,7 +68,7 @@ def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Sco
     n, width = matrix.shape[0], scorer.width
     step = max(CHUNK, BLOCK_CELLS // width // CHUNK * CHUNK)
     strips = [(start, min(width, start + step)) for start in range(0, n, step)]
-    parts, other = map_beside(lambda strip: _strip_maxima(scorer, duplicates, *strip), strips, beside, min_items=2)
+    parts = workers.map(lambda strip: _strip_maxima(scorer, duplicates, *strip), strips, min_items=2)
     maxima = np.zeros((width, width // CHUNK), dtype=np.float32)  # paper x chunk of papers
     for (start, stop), (down, across) in zip(strips, parts):
         first, last = start // CHUNK, stop // CHUNK
@@ -88,12 +82,12 @@ def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Sco
     paper, chunk = paper[order], chunk[order]
     bounds = np.searchsorted(chunk, np.arange(chunks + 1))
     # Runs of chunks with about as many hits each, a run a piece of work for a worker.
-    shares = np.linspace(0, len(paper), min(chunks, _RUNS_PER_WORKER * jobs()) + 1)[1:-1]
+    shares = np.linspace(0, len(paper), min(chunks, _RUNS_PER_WORKER * workers.jobs()) + 1)[1:-1]
     edges = np.unique(np.r_[0, np.searchsorted(bounds, shares), chunks]).tolist()
     runs = list(pairwise(edges))
-    found = parallel_map(lambda run: _chunk_neighbours(matrix, features, scorer, k, duplicates, rank, floor, paper,
-                                                       bounds, *run), runs, min_items=2)
-    return [pair for pairs in found for pair in pairs], other
+    found = workers.map(lambda run: _chunk_neighbours(matrix, features, scorer, k, duplicates, rank, floor, paper,
+                                                      bounds, *run), runs, min_items=2)
+    return [pair for pairs in found for pair in pairs]
 
 
 def _strip_maxima(scorer: _Scorer, duplicates: dict[int, list[int]], start: int,

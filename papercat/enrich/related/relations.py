@@ -121,8 +121,8 @@ def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
                   keyphrases: Sequence[Sequence[str]], beside: Callable[[sparse.csr_matrix], B], k: int = 5,
                   order: Sequence[int] | None = None, made: Callable[[], None] | None = None) -> tuple[Relations, B]:
     """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside`` of the
-    TF-IDF matrix (a row per paper, oldest first): a catalog-wide step this process runs while worker
-    processes compare papers.
+    TF-IDF matrix (a row per paper, oldest first): a catalog-wide step this process runs once worker
+    processes have compared the papers.
 
     ``order`` lists the papers' positions oldest first (by default, as given): see ``_matrix``.
     ``made()`` is called once the matrix is made, before the workers start: where a caller frees the
@@ -178,13 +178,9 @@ def _compared(matrix: sparse.csr_matrix, columns: _Columns, docs: Sequence[tuple
         floors = _floors(held, len(earlier.rank), k)
         duplicates, later = _later_copies(earlier.folds, abstracts, len(earlier.rank))
         sums = earlier.folds + later
-    found: list[tuple[int, int, float, tuple[str, ...]]] = []
-    if k:
-        found, other = _neighbours(matrix, columns.features, k, duplicates, rank, lambda: beside(matrix),
-                                   floors)
-    else:
-        other = beside(matrix)
-    return Relations(_best(held, found, rank, k), tuple(order), columns, _Rows.of(matrix), k, sums), other
+    found = _neighbours(matrix, columns.features, k, duplicates, rank, floors) if k else []
+    relations = Relations(_best(held, found, rank, k), tuple(order), columns, _Rows.of(matrix), k, sums)
+    return relations, beside(matrix)
 
 
 def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:

@@ -9,7 +9,6 @@ from papercat.enrich.keyphrases import (
     analyse_and_count_terms,
     count_terms,
 )
-from papercat.parallel import Plain
 
 
 @dataclass(frozen=True)
@@ -29,16 +28,3 @@ def analyse_with_terms(title: str, abstract: str) -> tuple[PaperPhrases, PaperTe
     """Return ``keyphrases.analyse(title, abstract)`` and ``terms(title, abstract)``: the words read once."""
     analysed, counts = analyse_and_count_terms(title, abstract)
     return analysed, PaperTerms(*counts)
-
-
-def _analysis_fields(both: tuple[PaperPhrases, PaperTerms]) -> tuple:
-    analysed, counted = both
-    return analysed.tokens, analysed.runs, analysed.phrases, analysed.proper, counted.words, counted.grams
-
-
-def _analysis_of(fields: tuple) -> tuple[PaperPhrases, PaperTerms]:
-    return PaperPhrases(*fields[:4]), PaperTerms(*fields[4:])
-
-
-# ``analyse_with_terms``'s results as plain values, for worker processes to send (parallel.Plain).
-PLAIN_ANALYSIS = Plain(_analysis_fields, _analysis_of)
