@@ -266,7 +266,7 @@ def test_a_new_paper_that_renames_an_earlier_ones_title_leaves_the_earlier_paper
     """A new paper whose derived title is an earlier paper's makes both titles longer (unique_titles), but
     the keyphrases and related papers read each paper's own title: past the reference, the new papers
     alone are analysed, picked and compared, and the site is the one a build without a cache makes."""
-    monkeypatch.setattr(keyphrases, "REFERENCE_MIN", 4)
+    monkeypatch.setattr(reference_module, "REFERENCE_MIN", 4)
     picked: list[int] = []
     real_pick = keyphrases.pick
     monkeypatch.setattr(keyphrases, "pick", lambda papers, **kw: picked.append(len(papers)) or real_pick(papers, **kw))
