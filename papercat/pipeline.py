@@ -6,7 +6,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -218,7 +218,14 @@ def render_site(catalog: Catalog, config: SiteConfig, paths: Paths, staging: Sta
     # The pages by workers of a worker of their own, while this process makes the search index (which
     # keeps what it makes in the cache, here): a rebuild that keeps most pages is mostly the index.
     pages = workers.submit(lambda: workers.map(make, items))
-    staged = [_index_file(file) for file in index(_index_keep)]
+    try:
+        staged = [_index_file(file) for file in index(_index_keep)]
+    except BaseException:
+        # The pages' worker writes into the staged site too: it must end before the staged site is
+        # removed (a full disk fails both; its own error is the same one).
+        with suppress(Exception):
+            pages.result()
+        raise
     staged += pages.result()
     bar.advance(len(items))
     if keys is not None:

@@ -26,7 +26,8 @@ BASE_URL = "https://example.org/catalog/"
 
 @pytest.fixture
 def rendered(monkeypatch) -> list[str]:
-    """The paths of the pages the builds render (in this process: small catalogs render in one)."""
+    """The paths of the pages the builds render, in this process (one job: no worker renders them)."""
+    monkeypatch.setenv("PAPERCAT_JOBS", "1")
     paths: list[str] = []
     real = pipeline.render_page
 
@@ -215,7 +216,8 @@ def test_a_context_digest_tells_markup_from_text():
 
 @pytest.fixture
 def shards_made(monkeypatch) -> list[int]:
-    """The numbers of the doc shards the builds make, one paper a shard (small catalogs make them in this process)."""
+    """The numbers of the doc shards the builds make, one paper a shard, in this process (one job)."""
+    monkeypatch.setenv("PAPERCAT_JOBS", "1")
     made: list[int] = []
     real = search._doc_shard
 
