@@ -41,7 +41,7 @@ from papercat.history import make_news, update_history
 from papercat.hosting import sitemap_pages
 from papercat.model import Catalog
 from papercat.pages import shared_context, site_pages
-from papercat.pipeline import listing_ids, read_content
+from papercat.content import listing_ids, read_content
 from papercat.render import make_environment, render_page
 from papercat.urls import normalise_base_url
 

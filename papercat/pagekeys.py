@@ -32,7 +32,7 @@ import jinja2
 from jinja2 import meta
 from markupsafe import Markup
 
-__all__ = ["KEY_VERSION", "LOOKUPS", "Keys", "LastPage", "PageKey", "ReadLookup"]
+__all__ = ["KEY_VERSION", "LOOKUPS", "Keys", "LastFile", "PageKey", "ReadLookup"]
 
 KEY_VERSION = b"papercat page key 3"
 LOOKUPS = ("venues_by_slug", "topics_by_slug")  # the shared lookups by slug, whose reads a page notes
@@ -48,8 +48,14 @@ class PageKey:
     reads: tuple[tuple[str, str], ...]
 
 
-# What the last build recorded of a keyed page: its key, and its file's size, mtime (ns) and sha256.
-LastPage = tuple[PageKey, int, int, bytes]
+@dataclass(frozen=True)
+class LastFile:
+    """What the last build recorded of a keyed file: its key, and the file's size, mtime and sha256."""
+
+    key: PageKey
+    size: int
+    mtime_ns: int
+    digest: bytes
 
 
 class ReadLookup(dict[str, Any]):
@@ -109,7 +115,7 @@ class Keys:
     ``reads`` run where pages render.
     """
 
-    def __init__(self, env: jinja2.Environment, shared: dict[str, Any], last: Mapping[str, LastPage]) -> None:
+    def __init__(self, env: jinja2.Environment, shared: dict[str, Any], last: Mapping[str, LastFile]) -> None:
         """``last`` is the last build's record of its keyed pages, by path."""
         self.env = env
         self.last = last

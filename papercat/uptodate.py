@@ -19,17 +19,29 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .cache import Cache, code_fingerprint, digest_of
 from .errors import Problem
-from .pagekeys import LastPage, PageKey
-from .writer import read_listed, site_listing
+from .pagekeys import LastFile, PageKey
+from .writer import Staged, read_listed, site_listing
 
-__all__ = ["BuiltSite", "Inputs", "built_site", "last_pages", "read_inputs", "remember"]
+__all__ = ["BuiltSite", "Inputs", "Summary", "built_site", "last_pages", "read_inputs", "remember"]
 
 STAGE = "site"  # the cache stage: one entry, the last build's
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a build's summary line reports: the catalog's size, the site's files, the warnings."""
+
+    papers: int
+    venues: int
+    topics: int
+    files: int  # the files of the site (the folder also holds papercat's marker)
+    warnings: tuple[Problem, ...]
 
 
 @dataclass(frozen=True)
@@ -40,11 +52,7 @@ class BuiltSite:
     files: tuple[tuple[str, int, int], ...]  # (path below the folder, size, mtime in ns), sorted by path
     digests: tuple[bytes, ...]  # the sha256 of each of those files, in the same order
     keys: tuple[PageKey | None, ...]  # each file's page key, if it is a keyed page, in the same order
-    papers: int
-    venues: int
-    topics: int
-    file_count: int  # the files of the site (the folder also holds papercat's marker)
-    warnings: tuple[Problem, ...]
+    summary: Summary
 
 
 @dataclass(frozen=True)
@@ -104,32 +112,30 @@ def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
     return found
 
 
-def last_pages(cache: Cache, out: Path) -> dict[str, LastPage]:
+def last_pages(cache: Cache, out: Path) -> dict[str, LastFile]:
     """Return what the last build into ``out`` recorded of its keyed pages: each one's key, size,
     modification time (ns) and sha256, by path."""
     found = cache.stage(STAGE, BuiltSite, single=True).get(_out_key(out))
     if found is None:
         return {}
-    return {path: (key, size, mtime, sha) for (path, size, mtime), sha, key in zip(found.files, found.digests, found.keys)
+    return {path: LastFile(key, size, mtime, sha) for (path, size, mtime), sha, key in zip(found.files, found.digests, found.keys)
             if key is not None}
 
 
-def remember(cache: Cache, inputs: Inputs, out: Path, papers: int, venues: int, topics: int,
-             file_count: int, warnings: tuple[Problem, ...], digests: dict[str, bytes],
-             keys: dict[str, PageKey]) -> None:
+def remember(cache: Cache, inputs: Inputs, out: Path, summary: Summary, staged: Sequence[Staged]) -> None:
     """Record what the build just wrote into ``out`` from ``inputs`` (saved with the cache).
 
-    ``digests`` gives the sha256 of the files the build wrote or kept, by their path below ``out``
-    (so that they need not be read again); any other file of the folder (papercat's marker) is read.
-    ``keys`` gives the keyed pages' keys.
+    The ``staged`` files give their sha256 and keys (so that they need not be read again); any other
+    file of the folder (papercat's marker) is read.
     """
+    digests = {s.path: s.digest for s in staged if s.digest is not None}
+    keys = {s.path: s.key for s in staged if s.key is not None}
     files = site_files(out)
     cache.stage(STAGE, BuiltSite, single=True).put(
         _out_key(out), BuiltSite(inputs.key(), files,
                                  tuple(digests.get(path) or _sha256(os.path.join(out, path), size)
                                        for path, size, _ in files),
-                                 tuple(keys.get(path) for path, _, _ in files),
-                                 papers, venues, topics, file_count, warnings))
+                                 tuple(keys.get(path) for path, _, _ in files), summary))
 
 
 def _out_key(out: Path) -> bytes:

@@ -199,7 +199,7 @@ def test_a_listing_with_problems_is_parsed_again_and_reported_every_build(conten
 
 
 def test_a_cached_listing_is_the_parsed_one_wherever_it_lies(content, tmp_path):
-    from papercat.pipeline import read_content
+    from papercat.content import read_content
     folder = content("c")
     cache = Cache(tmp_path / "cache")
     parsed, problems = read_content(folder, cache)
@@ -692,7 +692,7 @@ def test_an_empty_catalog_has_an_empty_index():
 @pytest.fixture(scope="module")
 def bundled_catalog():
     from papercat.catalog import make_catalog
-    from papercat.pipeline import read_content
+    from papercat.content import read_content
     from tests.conftest import BUNDLED
     loaded, _ = read_content(BUNDLED)
     found, _ = make_catalog(list(loaded.listings), loaded.taxonomy)

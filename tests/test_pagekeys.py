@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from markupsafe import Markup
 
-from papercat import pipeline
+from papercat import site_files
 from papercat.pagekeys import Keys
 from papercat.pipeline import PROJECT_ROOT, Paths, build
 from papercat.search import files as search
@@ -29,13 +29,13 @@ def rendered(monkeypatch) -> list[str]:
     """The paths of the pages the builds render, in this process (one job: no worker renders them)."""
     monkeypatch.setenv("PAPERCAT_JOBS", "1")
     paths: list[str] = []
-    real = pipeline.render_page
+    real = site_files.render_page
 
     def render_page(env, page, shared, own=None):
         paths.append(page.path)
         return real(env, page, shared, own)
 
-    monkeypatch.setattr(pipeline, "render_page", render_page)
+    monkeypatch.setattr(site_files, "render_page", render_page)
     return paths
 
 

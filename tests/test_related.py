@@ -328,7 +328,7 @@ def test_the_later_papers_copies_are_found_by_the_earlier_ones_sums(collide, mon
 
 def test_relate_of_terms_gives_the_golden_related_papers():
     from papercat.catalog import make_catalog, merge_listings
-    from papercat.pipeline import read_content
+    from papercat.content import read_content
     content, _ = read_content(BUNDLED)
     catalog, _ = make_catalog(list(content.listings), content.taxonomy)
     by_id = {p.id: p for p in catalog.papers}
