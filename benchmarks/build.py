@@ -21,7 +21,7 @@ index, related papers, the map, feeds and sitemaps are all made):
   of the pairs' quotients;
 - cold: the same catalog with an empty cache folder (the full build plus writing the cache);
 - no change: the same again, with the cache and the site the cold build left (papercat finds the
-  site already what the content makes: uptodate.py);
+  site already what the content makes: incremental/manifest.py);
 - touched: the same again after every file of the site was given another modification time, so
   that check reads the files and compares them by content, to find nothing to write;
 - add listing: the extra listing copied in, then built with that cache and site.

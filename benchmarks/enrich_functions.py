@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from search_index import make_listings
 
 from papercat import search
-from papercat.cache import paused_gc
+from papercat.collector import paused_gc
 from papercat.enrich import keyphrases, related
 from papercat.enrich.abstract import render_abstract
 from papercat.enrich.names import method_names

@@ -11,7 +11,8 @@ import numpy as np
 from scipy import sparse
 
 from . import workers
-from .cache import Cache, digest, digest_of, paused_gc
+from .collector import paused_gc
+from .incremental.memo import Cache, digest, digest_of
 from .enrich import keyphrases, reference_papers, related
 from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
 from .enrich.names import method_names

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .cache import DEFAULT_FOLDER, default_cache
+from .incremental.memo import DEFAULT_FOLDER, default_cache
 from .errors import StrictWarnings
 from .pipeline import Paths, Result, build
 from .progress import NO_PROGRESS, Progress, ProgressLogHandler, terminal_progress

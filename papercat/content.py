@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cache import Cache
+from .incremental.memo import Cache
 from .config import SiteConfig, load_site_config, load_taxonomy
 from .errors import CatalogError, Problem
 from .history import HISTORY_FILE, History, ListingIds, load_history

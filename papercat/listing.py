@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache import Cache, digest
+from .incremental.memo import Cache, digest
 from .errors import Problem
 from .model import Venue
 from .text import clean_line, join_wrapped, paper_id, slugify

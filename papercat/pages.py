@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from . import urls
 from .bibtex import bibtex_entry
-from .cache import paused_gc
+from .collector import paused_gc
 from .config import SiteConfig
 from .history import News
 from .memo import Memo
@@ -112,7 +112,7 @@ class PaperLink:
     """Another paper as a page links to it: what the page shows of it, and no more.
 
     A paper's page is given its related papers and neighbours as links, not as whole papers, so
-    that its key (pagekeys.py) changes only when what it shows of them does: not when a related
+    that its key (incremental/pagekeys.py) changes only when what it shows of them does: not when a related
     paper's own related papers change.
     """
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cache import Cache, open_cache, paused_gc
+from .collector import paused_gc
+from .incremental.memo import Cache, open_cache
 from .content import Content, listing_ids, read_content
 from .errors import ContentError, Problem, StrictWarnings
 from .history import HISTORY_FILE, History, News, make_news, save_history, source_date, update_history
@@ -20,13 +21,13 @@ from .overrides import unknown_ids
 from .progress import NO_PROGRESS, Progress, Stage
 from .site_files import Folders, SiteSources, make_site_files
 from .swap import clear_beside
-from .uptodate import Inputs, Summary, built_site, last_pages, read_inputs, remember
+from .incremental.manifest import Inputs, Summary, built_site, last_pages, read_inputs, remember
 from .urls import normalise_base_url
 from .writer import Staged, Staging, WriteReport
 
 # The catalog's, the pages' and the search index's modules bring numpy, scipy, nh3 and latex2mathml
 # (most of the time Python takes to start a build): the steps that use them import them, so a build
-# that finds the site already what the content makes (uptodate.py) starts without them.
+# that finds the site already what the content makes (incremental/manifest.py) starts without them.
 if TYPE_CHECKING:
     from .search import SearchWork, TextFields
 
@@ -44,7 +45,7 @@ class Paths:
     out: Path
     templates: Path = PROJECT_ROOT / "templates"
     static: Path = PROJECT_ROOT / "static"
-    cache: Path | None = None  # the folder of the build cache (see cache.py); None builds without one
+    cache: Path | None = None  # the folder of the build cache (see incremental/memo.py); None builds without one
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     are recorded in the content folder's history.yaml unless ``record_history`` is False (a preview).
     Each step is a stage of ``progress`` (reading, enriching, indexing, rendering, writing) and a
     lap of ``Result.steps`` (read, enrich, index, render, write); a site already up to date is only
-    checked (uptodate.py), in one lap, check.
+    checked (incremental/manifest.py), in one lap, check.
     """
     run = _Run(paths, _Options(strict, write, base_url, record_history), progress, open_cache(paths.cache))
     inputs = build_inputs(run)
@@ -137,7 +138,7 @@ class _Enriched:
 
 
 def build_inputs(run: _Run) -> Inputs | None:
-    """Return the build's inputs, for telling whether the site is already what they make (uptodate.py);
+    """Return the build's inputs, for telling whether the site is already what they make (incremental/manifest.py);
     None for a check or a build without a cache."""
     if not (run.options.write and run.cache.enabled):
         return None

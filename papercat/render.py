@@ -27,7 +27,7 @@ class Page:
     context: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # what the page was made from, for error messages
     make_context: Callable[[], dict[str, Any]] | None = None  # if given, the context, made where the page renders
-    keyed: bool = False  # kept unrendered when its key is the last build's (pagekeys.py)
+    keyed: bool = False  # kept unrendered when its key is the last build's (incremental/pagekeys.py)
 
     def own_context(self) -> dict[str, Any]:
         """Return the page's own context (made now, if it is made where the page renders)."""

@@ -1,7 +1,7 @@
 """Make every file of the site into the staging folder: the pages, the data files, the search index.
 
 Pages and data files are made by worker processes (workers.py) while this process makes the search
-index. Given the last build's manifest of keyed files (pagekeys.py), a file whose key is the same and
+index. Given the last build's manifest of keyed files (incremental/pagekeys.py), a file whose key is the same and
 whose file is as that build left it is kept unmade.
 """
 
@@ -25,7 +25,7 @@ from .history import News
 from .hosting import robots_txt, sitemap_pages
 from .listing import display_path
 from .model import Catalog
-from .pagekeys import Keys, LastFile, PageKey
+from .incremental.pagekeys import Keys, LastFile, PageKey
 from .progress import Stage
 from .render import Page, make_environment, render_page
 from .writer import Staged, Staging

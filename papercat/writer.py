@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .errors import CatalogError
-from .pagekeys import PageKey
+from .incremental.pagekeys import PageKey
 from .swap import STAGING, clear_leftovers, lock_beside, remove_tree, swap
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.
@@ -50,7 +50,7 @@ class Staged:
     path: str
     kept_mode: int | None = None
     digest: bytes | None = None
-    key: PageKey | None = None  # a keyed page's key (pagekeys.py), for the up-to-date record
+    key: PageKey | None = None  # a keyed page's key (incremental/pagekeys.py), for the up-to-date record
     made: bool = True  # False for a page kept unrendered (Staging.keep)
 
 

@@ -16,10 +16,12 @@ import pytest
 from click.testing import CliRunner
 from lunr.builder import Builder
 
-from papercat import cache as cache_module
+from papercat.incremental import memo, memo_file
 from papercat import catalog, paper_map, search
 from papercat import listing as listing_module
-from papercat.cache import Cache, digest, paused_gc, seal
+from papercat.collector import paused_gc
+from papercat.incremental.memo import Cache, digest
+from papercat.incremental.memo_file import seal
 from papercat.cli import main
 from papercat.enrich import keyphrases, related
 from papercat.enrich import reference_papers as reference_module
@@ -369,21 +371,21 @@ class Foreign:
 
 def _resealed(data: bytes, name: str, change) -> bytes:
     """Return a stage file whose payload is ``change(payload)``, with a valid header and checksum."""
-    payload = data[len(cache_module.MAGIC) + cache_module._HEADER.size:]
+    payload = data[len(memo_file.MAGIC) + memo_file.HEADER.size:]
     return seal(name, change(payload))
 
 
 CORRUPTIONS = {
     "empty": lambda data, name: b"",
     "truncated": lambda data, name: data[:len(data) // 2],
-    "header only": lambda data, name: data[:len(cache_module.MAGIC) + cache_module._HEADER.size],
+    "header only": lambda data, name: data[:len(memo_file.MAGIC) + memo_file.HEADER.size],
     "random bytes": lambda data, name: random.Random(1).randbytes(len(data)),
     "a flipped payload byte": lambda data, name: data[:-1] + bytes([data[-1] ^ 1]),
     "another code fingerprint": lambda data, name: seal(
-        name, data[len(cache_module.MAGIC) + cache_module._HEADER.size:], fingerprint=digest("other code")),
+        name, data[len(memo_file.MAGIC) + memo_file.HEADER.size:], fingerprint=digest("other code")),
     "another format version": lambda data, name: data.replace(
-        cache_module.MAGIC + cache_module.FORMAT_VERSION.to_bytes(4, "big"),
-        cache_module.MAGIC + (99).to_bytes(4, "big"), 1),
+        memo_file.MAGIC + memo_file.FORMAT_VERSION.to_bytes(4, "big"),
+        memo_file.MAGIC + (99).to_bytes(4, "big"), 1),
     "a list, checksum valid": lambda data, name: _resealed(data, name, lambda p: pickle.dumps([1, 2, 3])),
     "entries of the wrong type, checksum valid": lambda data, name: _resealed(
         data, name, lambda p: pickle.dumps({b"k" * 32: b"not a result"})),
@@ -401,10 +403,10 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(content, tmp_path, caplog
     run(folder, tmp_path / "cold", tmp_path / "cache")
     for path in sorted((tmp_path / "cache").glob("*.bin")):
         path.write_bytes(CORRUPTIONS[damage](path.read_bytes(), path.stem))
-    caplog.set_level(logging.INFO, logger="papercat.cache")
+    caplog.set_level(logging.INFO, logger="papercat.incremental.memo")
     run(folder, tmp_path / "again", tmp_path / "cache")
     assert tree(tmp_path / "again") == tree(tmp_path / "cold")
-    noted = {r.getMessage().split()[2] for r in caplog.records if r.name == "papercat.cache"}
+    noted = {r.getMessage().split()[2] for r in caplog.records if r.name == "papercat.incremental.memo"}
     # Every stage file was read (none hit before the catalog-wide ones missed) and every one was noted,
     # but for a single-entry stage whose sound header names another key than the build looks up: a
     # miss, read no further. The up-to-date record is of another output folder; a resealed payload has no key.
@@ -481,7 +483,7 @@ def test_a_stage_file_of_many_additions_is_written_whole_again(tmp_path):
     words = ["w0"]
     _titles_build(folder, words)
     sizes = []
-    for n in range(1, cache_module.MAX_PARTS + 1):
+    for n in range(1, memo.MAX_PARTS + 1):
         words.append(f"w{n}")
         _titles_build(folder, words)
         sizes.append((folder / "titles.bin").stat().st_size)
@@ -507,7 +509,7 @@ def test_a_single_entry_stage_misses_on_its_header_alone(tmp_path, caplog):
     seed.save()
     data = (folder / "map.bin").read_bytes()
     (folder / "map.bin").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # damage the payload alone
-    caplog.set_level(logging.INFO, logger="papercat.cache")
+    caplog.set_level(logging.INFO, logger="papercat.incremental.memo")
     stage = Cache(folder).stage("map", list, single=True)
     assert stage.get(digest("new")) is None
     assert not caplog.records, "the payload of another key's entry is not read"
@@ -743,7 +745,7 @@ def test_paused_gc_inside_a_step_that_froze_the_objects_before_it_leaves_them_fr
 
 
 def test_the_write_step_runs_with_the_collector_paused(content, tmp_path, monkeypatch):
-    from papercat import uptodate
+    from papercat.incremental import manifest as uptodate
     seen = []
     real = uptodate.site_files
 
@@ -775,7 +777,7 @@ def test_a_closed_stage_waits_in_a_temporary_file_and_is_saved_as_it_would_have_
 
     monkeypatch.setattr(Cache, "spilled", watched)
     spilling = two_builds("spilling")
-    assert spills and all(isinstance(part.payload, cache_module._Spilled) for _, part in spills)
+    assert spills and all(isinstance(part.payload, memo_file.Spilled) for _, part in spills)
     assert all(owner._spill is None for owner, _ in spills), "the temporary file is closed once saved"
     monkeypatch.setattr(Cache, "spilled", lambda self, part: part)  # the payloads held in memory instead
     assert spilling == two_builds("holding")
@@ -858,10 +860,10 @@ def test_reference_weights_leave_the_earlier_documents_weights_as_they_were(bund
 
 def test_the_code_fingerprint_covers_the_word_lists_the_modules_read():
     # An edited word list changes keyphrases and titles: the cache and the up-to-date check must see it.
-    from papercat import cache as cache_module
-    package = Path(cache_module.__file__).resolve().parent
+    import papercat
+    package = Path(papercat.__file__).resolve().parent
     lists = sorted(package.rglob("data/*.txt"))
     assert lists, "expected word lists in data/ folders of the package"
-    covered = set(cache_module.code_files(package))
+    covered = set(memo_file.code_files(package))
     assert all(path in covered for path in lists)
     assert all(path in covered for path in package.rglob("*.py"))

@@ -14,7 +14,7 @@ import pytest
 from markupsafe import Markup
 
 from papercat import site_files
-from papercat.pagekeys import Keys
+from papercat.incremental.pagekeys import Keys
 from papercat.pipeline import PROJECT_ROOT, Paths, build
 from papercat.search import files as search
 

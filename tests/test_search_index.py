@@ -13,7 +13,7 @@ from dataclasses import astuple, replace
 import pytest
 
 import papercat.enrich.names as names_module
-from papercat.cache import Cache, open_cache
+from papercat.incremental.memo import Cache, open_cache
 from papercat.catalog import make_catalog
 from papercat.enrich.abstract import plain_text
 from papercat.enrich.names import method_names

@@ -10,7 +10,7 @@ from itertools import chain
 import numpy as np
 
 from .. import workers
-from ..cache import Cache, digest
+from ..incremental.memo import Cache, digest
 from ..enrich.abstract import plain_text
 from .arrays import _runs
 from .documents import SearchDoc, doc_key

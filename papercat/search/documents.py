@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import urls
-from ..cache import digest
+from ..incremental.memo import digest
 from ..model import Catalog, Paper
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..cache import Cache, digest, paused_gc
+from ..collector import paused_gc
+from ..incremental.memo import Cache, digest
 from ..enrich import reference_papers
 from ..model import Catalog
 from .chunk_json import _chunk_data

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from lunr import __TARGET_JS_VERSION__ as LUNR_TARGET_JS_VERSION
 
-from ..cache import Cache
+from ..incremental.memo import Cache
 from .columns import TermColumns, _analysed, term_columns
 from .documents import SearchDoc
 from .format import FIELDS

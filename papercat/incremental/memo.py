@@ -31,127 +31,41 @@ as the code and the content beside it: do not point ``--cache`` at a folder that
 
 from __future__ import annotations
 
-import gc
-import hashlib
-import importlib.metadata
-import io
 import logging
 import os
 import pickle
-import secrets
-import shutil
-import struct
-import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from . import workers
+from .. import workers
+from ..collector import paused_gc
+from .memo_file import (
+    CACHEDIR_TAG,
+    NO_KEY,
+    SUFFIX,
+    Part,
+    Spilled,
+    Untrusted,
+    decode_part,
+    digest,
+    digest_of,
+    header_key,
+    part_header,
+    pickled_entries,
+    write_atomically,
+)
 
-__all__ = ["DEFAULT_FOLDER", "Cache", "Stage", "default_cache", "digest", "digest_of", "open_cache",
-           "paused_gc", "seal"]
+__all__ = ["DEFAULT_FOLDER", "Cache", "Stage", "default_cache", "digest", "digest_of", "open_cache"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_FOLDER = ".papercat-cache"
-MAGIC = b"papercat cache\n\x00"
-FORMAT_VERSION = 2
-SUFFIX = ".bin"
-# After the magic: format version, code fingerprint, payload sha256, payload length, and the key of
-# a single-entry stage's entry (zeros for other stages).
-_HEADER = struct.Struct(">I32s32sQ32s")
-_NO_KEY = bytes(32)
 MAX_PARTS = 16  # a stage file that would get more is written whole, as one part
-# Libraries whose output ends up in cached values (sanitised HTML, MathML, index terms, numbers).
-_LIBRARIES = ("latex2mathml", "lunr", "nh3", "numpy", "scipy")
-# Marks the folder as a cache for backup tools (https://bford.info/cachedir/).
-_CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# papercat's build cache; safe to delete.\n"
-
 T = TypeVar("T")
 R = TypeVar("R")
 X = TypeVar("X")
-
-
-def digest(*parts: str | bytes) -> bytes:
-    """Return the sha256 of ``parts``, each length-prefixed so that ("ab", "c") and ("a", "bc") differ."""
-    return digest_of(parts)
-
-
-def digest_of(parts: Iterable[str | bytes]) -> bytes:
-    """Return the sha256 of a stream of parts, as ``digest`` does."""
-    h = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
-        h.update(len(data).to_bytes(8, "big"))
-        h.update(data)
-    return h.digest()
-
-
-def code_files(package: Path) -> list[Path]:
-    """Return the files of the package whose change can change what a build makes: its modules and
-    the word lists they read (data/*.txt)."""
-    return sorted([*package.rglob("*.py"), *package.rglob("data/*.txt")])
-
-
-@lru_cache(maxsize=1)
-def code_fingerprint() -> bytes:
-    """Return the sha256 of papercat's source and the versions of the libraries whose output it caches."""
-    h = hashlib.sha256()
-    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    h.update(f"{MAGIC!r} {FORMAT_VERSION} python {python} {sys.byteorder}\n".encode())
-    package = Path(__file__).resolve().parent
-    for path in code_files(package):
-        h.update(digest(path.relative_to(package).as_posix(), path.read_bytes()))
-    for name in _LIBRARIES:
-        try:
-            version = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            version = "-"
-        h.update(digest(name, version))
-    return h.digest()
-
-
-class _Unpickler(pickle.Unpickler):
-    """An unpickler that builds only plain values and the classes papercat itself defines."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        # Only a class defined in a papercat module by that name: not a function, and not a class a
-        # papercat module merely imports (papercat.serve's subprocess.Popen, say).
-        if module.startswith("papercat.") and name.isidentifier() and module in sys.modules:
-            found = getattr(sys.modules[module], name, None)
-            if isinstance(found, type) and found.__module__ == module and found.__qualname__ == name:
-                return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache file")
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a step that makes millions of small, acyclic objects.
-
-    Each collection of the oldest generation walks every live object, and such a step triggers
-    many: at 5,000 papers they took over half the time of writing the search chunks. What the step
-    made and kept (the catalog, the pages' contexts) is then put in the oldest generation at once:
-    left young, it would be walked by the next young collections, to find nothing (half a second
-    of a 20,000-paper build). Reference counting still frees everything; a cycle made meanwhile
-    waits for the next collection of the oldest generation.
-    """
-    enabled = gc.isenabled()
-    # Inside a worker process, which froze the objects it shares with the build (workers.py), they stay
-    # frozen: moved into the oldest generation, they would be walked, and so copied, by its next collection.
-    frozen = gc.get_freeze_count() > 0
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()  # every object the collector tracks into its permanent generation,
-        if not frozen:
-            gc.unfreeze()  # and from there into the oldest, without walking any
-        if enabled:
-            gc.enable()
 
 
 class Stage:
@@ -166,7 +80,7 @@ class Stage:
         self.used: dict[bytes, Any] = {}
         self.added = 0
         self.rewrite = False  # the file was there but could not be trusted
-        self.sealed: _Part | None = None  # what to write, once the build is done with the stage
+        self.sealed: Part | None = None  # what to write, once the build is done with the stage
         self.parts = 0  # the parts of the file as read
         self.closed = False
         self.hits = 0
@@ -207,7 +121,7 @@ class Stage:
             self._reopen()
         if not isinstance(value, self.kind):
             raise TypeError(f"cache stage {self.name} holds {self.kind}, not {type(value).__name__}")
-        if self.used.get(key) is not value:  # a new entry, or a new value for it (uptodate.py's record)
+        if self.used.get(key) is not value:  # a new entry, or a new value for it (the manifest's record)
             self._entries()
             self.used[key] = value
             self.added += 1
@@ -304,7 +218,7 @@ class Stage:
             return {}
         try:
             entries = self._decode(data)
-        except _Untrusted as exc:
+        except Untrusted as exc:
             (log.info if exc.stale else log.warning)("cache file %s %s; ignored, it will be written again",
                                                     path, exc)
             self.rewrite = True
@@ -315,125 +229,30 @@ class Stage:
         entries: dict[bytes, Any] = {}
         self.parts, start = 0, 0
         while start < len(data) or not self.parts:
-            start = self._decode_part(data, start, entries)
+            found, start = decode_part(data, start, self.name, self.kind)
+            entries.update(found)
             self.parts += 1
         return entries
-
-    def _decode_part(self, data: bytes, start: int, entries: dict[bytes, Any]) -> int:
-        """Add the entries of the part at ``start`` of the file to ``entries``; return where the next starts."""
-        _, checksum, length = _checked_header(data, start, self.name)
-        start += len(MAGIC) + _HEADER.size
-        payload = memoryview(data)[start:start + length]
-        if len(payload) != length:
-            raise _Untrusted(f"holds {len(payload)} bytes of data, not {length}: truncated or damaged")
-        if hashlib.sha256(payload).digest() != checksum:
-            raise _Untrusted("fails its checksum: damaged")
-        try:
-            with paused_gc():
-                found = _Unpickler(io.BytesIO(payload)).load()
-        except Exception as exc:  # a well-formed file of unexpected content can fail in many ways
-            raise _Untrusted(f"cannot be unpickled ({type(exc).__name__}: {exc})") from exc
-        if type(found) is not dict or not all(
-                type(k) is bytes and len(k) == 32 and isinstance(v, self.kind) for k, v in found.items()):
-            raise _Untrusted(f"does not hold {self.name} entries")
-        entries.update(found)
-        return start + length
 
     def _header_key(self) -> bytes | None:
         """Return the key in the file's header (a single-entry stage's), or None if the header is not sound."""
         assert self.path is not None
-        try:
-            with open(self.path, "rb") as f:
-                return _checked_header(f.read(len(MAGIC) + _HEADER.size), 0, self.name)[0]
-        except (OSError, _Untrusted):
-            return None  # reading the whole file tells what is wrong
+        return header_key(self.path, self.name)
 
-    def part(self) -> _Part:
+    def part(self) -> Part:
         """Return what to write of the stage: the entries this build added, to append to the file when
         it used all of the file's entries as they were; else every entry it used, to write whole."""
         entries, key, appended = self._part_entries()
-        return _Part(_pickled_entries(entries), key, appended)
+        return Part(pickled_entries(entries), key, appended)
 
     def _part_entries(self) -> tuple[dict[bytes, Any], bytes, bool]:
         """Return the entries of ``part``, its key and whether it is appended."""
         loaded = self.loaded or {}
         if (not self.single and not self.rewrite and loaded and 0 < self.parts < MAX_PARTS
                 and loaded.keys() <= self.used.keys() and all(self.used[k] is v for k, v in loaded.items())):
-            return {k: v for k, v in self.used.items() if k not in loaded}, _NO_KEY, True
-        key = next(iter(self.used)) if self.single and len(self.used) == 1 else _NO_KEY
+            return {k: v for k, v in self.used.items() if k not in loaded}, NO_KEY, True
+        key = next(iter(self.used)) if self.single and len(self.used) == 1 else NO_KEY
         return self.used, key, False
-
-
-def _pickled_entries(entries: dict[bytes, Any]) -> bytes:
-    """Return a stage's entries pickled.
-
-    With the collector paused: pickling a record makes short-lived tuples and dicts, and the
-    collections they triggered walked the build's millions of objects (the related papers' entry, 5 MB,
-    took 0.9 s instead of 0.2 s at 20,000 papers).
-    """
-    with paused_gc():
-        return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-@dataclass(frozen=True)
-class _Part:
-    """A part of a stage file to write: a payload of pickled entries, to append or to make the whole file."""
-
-    payload: bytes | _Spilled
-    key: bytes  # the key of a single-entry stage's entry, else _NO_KEY
-    appended: bool
-
-    def data(self) -> bytes:
-        return self.payload if isinstance(self.payload, bytes) else self.payload.read()
-
-
-@dataclass(frozen=True)
-class _Spilled:
-    """A payload kept in a temporary file until the build saves the cache: not in memory meanwhile."""
-
-    file: BinaryIO
-    offset: int
-    size: int
-
-    def read(self) -> bytes:
-        self.file.seek(self.offset)
-        return self.file.read(self.size)
-
-
-def _checked_header(data: bytes, start: int, name: str) -> tuple[bytes, bytes, int]:
-    """Return the key, payload checksum and payload length of the part header at ``start``, if it is one
-    of this code's for stage ``name``."""
-    if len(data) < start + len(MAGIC) + _HEADER.size or not data.startswith(MAGIC, start):
-        raise _Untrusted("is not a papercat cache file or is truncated")
-    version, fingerprint, checksum, length, key = _HEADER.unpack_from(data, start + len(MAGIC))
-    if version != FORMAT_VERSION:
-        raise _Untrusted(f"has format version {version}, not {FORMAT_VERSION}", stale=True)
-    if fingerprint != stage_fingerprint(name):
-        raise _Untrusted("was written by another version of papercat or its libraries", stale=True)
-    return key, checksum, length
-
-
-def stage_fingerprint(name: str) -> bytes:
-    """Return the fingerprint a file of stage ``name`` must carry: this code, this stage."""
-    return digest(code_fingerprint(), name)
-
-
-def seal(name: str, payload: bytes, fingerprint: bytes | None = None, key: bytes = _NO_KEY) -> bytes:
-    """Return a stage file of one part: the header (magic, version, fingerprint, checksum, length,
-    key), then ``payload``."""
-    return part_header(name, payload, fingerprint, key) + payload
-
-
-def part_header(name: str, payload: bytes, fingerprint: bytes | None = None, key: bytes = _NO_KEY) -> bytes:
-    """Return the header of the part that holds ``payload`` (the part is the two, one after the other)."""
-    fingerprint = stage_fingerprint(name) if fingerprint is None else fingerprint
-    return MAGIC + _HEADER.pack(FORMAT_VERSION, fingerprint, hashlib.sha256(payload).digest(), len(payload), key)
-
-
-class _Untrusted(Exception):
-    def __init__(self, message: str, stale: bool = False) -> None:
-        super().__init__(message)
-        self.stale = stale
 
 
 class Cache:
@@ -444,7 +263,7 @@ class Cache:
         self.stages: dict[str, Stage] = {}
         self._spill: BinaryIO | None = None  # an unnamed temporary file: gone when the build process ends
 
-    def spilled(self, part: _Part) -> _Part:
+    def spilled(self, part: Part) -> Part:
         """Return ``part`` with its payload moved to a temporary file (so the build's memory holds only
         what it still uses); the payload is read back to be saved."""
         if not isinstance(part.payload, bytes):
@@ -454,7 +273,7 @@ class Cache:
         offset = self._spill.seek(0, os.SEEK_END)
         self._spill.write(part.payload)
         self._spill.flush()
-        return _Part(_Spilled(self._spill, offset, len(part.payload)), part.key, part.appended)
+        return Part(Spilled(self._spill, offset, len(part.payload)), part.key, part.appended)
 
     @property
     def enabled(self) -> bool:
@@ -478,7 +297,7 @@ class Cache:
             self.folder.mkdir(parents=True, exist_ok=True)
             tag = self.folder / "CACHEDIR.TAG"
             if not tag.exists():
-                tag.write_bytes(_CACHEDIR_TAG)
+                tag.write_bytes(CACHEDIR_TAG)
         except OSError as exc:
             log.warning("cache folder %s cannot be written (%s); the next build computes everything again",
                         self.folder, exc)
@@ -488,7 +307,7 @@ class Cache:
             part = stage.sealed if stage.sealed is not None else stage.part()
             try:  # the header and the payload, not the two joined: a copy of up to ~100 MB spared
                 payload = part.data()
-                _write_atomically(stage.path, part_header(stage.name, payload, key=part.key), payload,
+                write_atomically(stage.path, part_header(stage.name, payload, key=part.key), payload,
                                   after=part.appended)
             except OSError as exc:
                 log.warning("cache file %s cannot be written (%s)", stage.path, exc)
@@ -519,19 +338,3 @@ def open_cache(folder: Path | None) -> Cache:
     return Cache(folder)
 
 
-def _write_atomically(path: Path, *parts: bytes, after: bool = False) -> None:
-    """Write ``parts`` to a new file beside ``path`` (with the umask's usual mode) and rename it into place.
-
-    With ``after``, the new file holds the old one's bytes first.
-    """
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temp, "xb") as out:
-            if after:
-                with open(path, "rb") as old:
-                    shutil.copyfileobj(old, out, 1 << 22)
-            out.writelines(parts)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise

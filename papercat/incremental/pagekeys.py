@@ -4,7 +4,7 @@ A page is a function of its template (and the templates that one reaches), its p
 context and what it reads of the shared one. Its key is the sha256 of all of that, taken as it
 renders: the names of the shared context its templates mention (``site`` always: ``absolute()``
 reads it), and of the lookups by slug (``venues_by_slug``, ``topics_by_slug``) just the entries it
-read, which it notes as it reads them. The up-to-date record (uptodate.py) keeps each page's key
+read, which it notes as it reads them. The up-to-date record (manifest.py) keeps each page's key
 and those reads beside the file's size, modification time and sha256. The next build works the key
 out again before rendering, from the page's context now and the same reads: a page given the same
 context that read the same values would read them again and come out the same. When the key is the

@@ -143,7 +143,7 @@ def test_touched_files_with_the_same_bytes_are_up_to_date(project):
 
 
 def test_a_touched_file_compared_by_content_is_read_only_once(project, monkeypatch):
-    from papercat import uptodate
+    from papercat.incremental import manifest as uptodate
 
     build(project, base_url=BASE_URL)
     _touch(project.out / "papers")
@@ -173,7 +173,7 @@ def test_a_touched_file_with_other_bytes_makes_a_whole_build(project, tmp_path):
 def test_a_file_is_hashed_whole_whatever_size_it_was_listed_with(tmp_path, listed):
     """The check reads a touched file in one call of the size it was listed with; one that grew or shrank
     since is hashed whole all the same (and then differs from the record)."""
-    from papercat import uptodate
+    from papercat.incremental import manifest as uptodate
 
     data = os.urandom(10_000)
     (tmp_path / "page.html").write_bytes(data)

@@ -23,10 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .cache import Cache, code_fingerprint, digest_of
-from .errors import Problem
+from ..errors import Problem
+from ..writer import Staged, read_listed, site_listing
+from .memo import Cache
+from .memo_file import code_fingerprint, digest_of
 from .pagekeys import LastFile, PageKey
-from .writer import Staged, read_listed, site_listing
 
 __all__ = ["BuiltSite", "Inputs", "Summary", "built_site", "last_pages", "read_inputs", "remember"]
 
