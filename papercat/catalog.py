@@ -13,6 +13,7 @@ from scipy import sparse
 from . import workers
 from .collector import paused_gc
 from .incremental.memo import Cache, digest, digest_of
+from .incremental.memo import Stage as CacheStage
 from .enrich import keyphrases, reference_papers, related
 from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
 from .enrich.names import method_names
@@ -184,7 +185,20 @@ def _titles(merged: list[_Merged], key: Callable[[int], bytes], overrides: dict[
                                                   key, bar.advance))
     first = [overrides[m.id].title if i in given else next(derived) or f"Paper {m.id}"
              for i, m in enumerate(merged)]  # an abstract of symbols has no words to make a title of
-    return _Titles(first, unique_titles(first, [m.abstract for m in merged], keep=given))
+    retitled = _remembered(cache.stage("retitled", str))
+    return _Titles(first, unique_titles(first, [m.abstract for m in merged], given, retitled))
+
+
+def _remembered(stage: CacheStage) -> Callable[[tuple[str, ...], Callable[[], str]], str]:
+    """Return a function that returns ``make()``, kept in ``stage`` under the digest of its ``parts``."""
+    def made(parts: tuple[str, ...], make: Callable[[], str]) -> str:
+        key = digest(*parts)
+        value = stage.get(key)
+        if value is None:
+            value = make()
+            stage.put(key, value)
+        return value
+    return made
 
 
 def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[int], cache: Cache,

@@ -233,6 +233,28 @@ def test_unique_titles_do_not_depend_on_input_order():
     assert forward[2] == titles[2]  # the one unique title is untouched
 
 
+def test_remembered_candidates_make_the_same_titles_without_making_them_again():
+    abstracts = [*TWINS, SAME_START + "It learns from billions.", abstract_with("we propose GuardAgent")]
+    titles = [derive_title(a) for a in abstracts]
+    memo: dict[tuple[str, ...], str] = {}
+    made: list[tuple[str, ...]] = []
+
+    def remembered(parts, make):
+        if parts not in memo:
+            made.append(parts)
+            memo[parts] = make()
+        return memo[parts]
+
+    first = unique_titles(titles, abstracts, made=remembered)
+    assert first == unique_titles(titles, abstracts) and made, "the same titles, their candidates made once"
+    made.clear()
+    assert unique_titles(titles, abstracts, made=remembered) == first
+    assert made == [], "a second catalog with the same papers makes no candidate again"
+    # A candidate phrase depends on the other papers of its group: a new member makes it again.
+    unique_titles([*titles, titles[0]], [*abstracts, SAME_START + "It uses sparse attention."], made=remembered)
+    assert any(parts[0] == "_title_with_phrase" for parts in made)
+
+
 def test_new_titles_stay_within_120_characters_shortening_the_phrase_first():
     title = "A long derived title that goes on and on about protein structure prediction for proteins"
     assert unique_titles([title, title], TWINS) == [title + " (graph neural networks)",

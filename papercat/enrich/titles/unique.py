@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from papercat.wordlists import read_list
 
@@ -29,9 +30,9 @@ def _words_of(abstract: str) -> set[str]:
     return {w.casefold() for w in _CHUNK_WORD.findall(_clean(abstract)) if w[0].isalnum()}
 
 
-def _distinguishing_phrase(abstract: str, others: set[str], max_words: int = 5) -> str:
-    """Return the first run of content words in abstract holding a word the others' abstracts lack."""
-    fresh = [run for run in _content_runs(abstract) if any(w.casefold() not in others for w in run)]
+def _phrase_of(runs: list[list[str]], others: set[str], max_words: int) -> str:
+    """Return the first of an abstract's content ``runs`` holding a word the others' abstracts lack."""
+    fresh = [run for run in runs if any(w.casefold() not in others for w in run)]
     # A run of two or more words ("graph neural networks") says more than a lone word ("graphs").
     best = next((run for run in fresh if len(run) > 1), fresh[0] if fresh else [])
     if len(best) > max_words:  # keep the new word and the words right after it
@@ -83,14 +84,25 @@ def _longer_title(title: str, abstract: str, others: set[str]) -> str:
 
 def _title_with_phrase(title: str, abstract: str, others: set[str]) -> str:
     """Return the title followed by a phrase of its abstract that the other abstracts lack."""
+    runs = _content_runs(abstract)
     for words in range(5, 0, -1):  # a shorter phrase before a shorter title: the title says more
-        phrase = _distinguishing_phrase(abstract, others, max_words=words)
+        phrase = _phrase_of(runs, others, max_words=words)
         if len(title) + len(phrase) + 3 <= _UNIQUE_MAX:
             break
     return _with_phrase(title, phrase)
 
 
-def unique_titles(titles: Sequence[str], abstracts: Sequence[str], keep: Collection[int] = ()) -> list[str]:
+# How a candidate title is made: given what it is made of and the function that makes it, return what
+# that function returns (a memo between builds may know it already: see catalog.py).
+Make = Callable[[tuple[str, ...], Callable[[], str]], str]
+
+
+def _made_now(parts: tuple[str, ...], make: Callable[[], str]) -> str:
+    return make()
+
+
+def unique_titles(titles: Sequence[str], abstracts: Sequence[str], keep: Collection[int] = (),
+                  made: Make = _made_now) -> list[str]:
     """Return the titles, each repeated one made distinct with more of its own abstract."""
     # keep: positions of titles a person gave (papers.yaml); those are never changed, the others move.
     keys = [_title_key(t) for t in titles]
@@ -100,7 +112,7 @@ def unique_titles(titles: Sequence[str], abstracts: Sequence[str], keep: Collect
         if counts[key] > 1:
             groups.setdefault(key, []).append(index)
     # A new title must not take the place of any title already in the catalog.
-    retitling = _Retitling(titles, abstracts, keep, list(titles), set(counts))
+    retitling = _Retitling(titles, abstracts, keep, list(titles), set(counts), made)
     for key in sorted(groups):  # sorted, so the result does not depend on where each paper was listed
         retitling.tell_apart(key, sorted(groups[key], key=lambda i: (abstracts[i], titles[i])))
     return retitling.out
@@ -121,6 +133,7 @@ class _Retitling:
     keep: Collection[int]
     out: list[str]
     taken: set[str]
+    made: Make
 
     def tell_apart(self, key: str, members: list[int]) -> None:
         """Give the papers that share the title of ``key`` titles of their own."""
@@ -136,7 +149,11 @@ class _Retitling:
     def _retitle(self, key: str, pending: list[int], make: Callable[[str, str, set[str]], str],
                  shared: set[str]) -> None:
         """Give each pending paper the title ``make`` makes, where it is new and no other's."""
-        candidates = {i: make(self.titles[i], self.abstracts[i], shared) for i in pending}
+        # What a candidate is made of: the other members' words matter only to a phrase.
+        context = "\n".join(sorted(shared)) if make is _title_with_phrase else ""
+        candidates = {i: self.made((make.__name__, self.titles[i], self.abstracts[i], context),
+                                   partial(make, self.titles[i], self.abstracts[i], shared))
+                      for i in pending}
         seen = Counter(_title_key(c) for c in candidates.values())
         for i, candidate in candidates.items():
             new = _title_key(candidate)
