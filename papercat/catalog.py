@@ -273,15 +273,15 @@ def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple
         terms += [counted.get(keys[row]) or related.terms(*docs[row]) for row in new]
         bar.advance(len(new))
         bar.note("comparing papers")
-        relations, ((placed, found), other) = related.extend(earlier, docs, terms, phrases, oldest, beside, made)
+        relations, ((placed, found), other) = related.extend(earlier, related.Corpus(docs, phrases, oldest), terms, beside, made)
     else:
         stage = cache.stage("related", related.PaperTerms)
         terms += stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
                           counted)
         stage.close()
         bar.note("comparing papers")
-        relations, ((placed, found), other) = related.relate_beside(docs, terms, phrases, beside, order=oldest,
-                                                                    made=made)
+        relations, ((placed, found), other) = related.relate_beside(related.Corpus(docs, phrases, oldest), terms, beside,
+                                                                    before_comparing=made)
     if relations is not earlier:
         memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed, found))
         memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
