@@ -1,11 +1,18 @@
-"""Turn parsed listings into the catalog: one paper per distinct abstract, enriched."""
+"""Turn parsed listings into the catalog: one paper per distinct abstract, enriched.
+
+One paper's way through ``make_catalog``: ``merge_listings`` makes one ``_Merged`` of every entry
+that gives its abstract; ``_texts`` renders that abstract and titles it (a ``_Texts``, by position,
+with the order the papers came in); ``_keyphrases`` picks its keyphrases, ``_related`` finds its
+related papers and its place on the map, ``_labelled`` its topics and coined names; ``_paper``
+makes its Paper of all of it, complete, and ``Catalog.assemble`` puts it in its venues and topics.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from operator import itemgetter
-from typing import TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -30,8 +37,6 @@ from .paper_map import places as map_places
 from .progress import Stage
 from .search import TextFields, text_fields
 from .text import folded
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -59,79 +64,31 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     abstracts (search.text_fields) are worked out too, beside the other passes, and added to it.
     """
     merged, venues, venue_order, problems = merge_listings(listings)
-    position = {m.id: n for n, m in enumerate(merged)}
-    oldest = list(dict.fromkeys([position[i] for i in arrival if i in position] + list(range(len(merged)))))
-    reference = oldest[:reference_papers.reference_count(len(oldest))]  # what keyphrases and related papers weigh by
     overrides = overrides or {}
     cache = cache or Cache()
     bar = bar or Stage("enriching")
     bar.set_total(len(merged))
-    bar.restart("abstracts")
-    # Rendering an abstract and deriving its title depend on the abstract alone: one key for both stages
-    # (worked out only if a cache asks for it).
-    abstract_key = Memo(lambda n: digest(merged[n].abstract)).__getitem__
-    rendered = cache.stage("abstracts", RenderedAbstract).map(lambda n: render_abstract(merged[n].abstract),
-                                                              range(len(merged)), abstract_key, bar.advance)
-    for m, r in zip(merged, rendered):
-        source = m.found[0][0]
-        problems += [Problem(source.path, source.line, w, warning=True) for w in r.warnings]
-    bar.restart("titles")
-    named = _titles(merged, abstract_key, overrides, cache, bar)
-    titles = named.shown
-    # Keyphrases and related papers read each paper's own title, not the one made unique against the
-    # others: a new paper that shares an earlier one's title changes that title, and would otherwise
-    # change the reference's statistics, and so every paper's keyphrases and related papers.
-    docs = [(title, r.text) for title, r in zip(named.own, rendered)]
-    keys = [digest(*doc) for doc in docs]  # each paper's inputs to keyphrases and related papers, hashed once
-    # The topics and coined names the cache lacks (if enough to pay for a worker process), and the
-    # search terms, are found by workers of their own while this process goes on with the keyphrases
-    # and related papers.
-    taxonomy_key = digest(repr(taxonomy))
-    texts = [f"{title} {r.text}" for title, r in zip(titles, rendered)]
-    # A paper's topics and coined names depend on its text (shown title and abstract) alone.
-    text_keys = [key if title == own else digest(title, r.text)
-                 for key, title, own, r in zip(keys, titles, named.own, rendered)]
-    topic_keys = [digest(taxonomy_key, key) for key in text_keys]
-    topic_stage, name_stage = cache.stage("topics", tuple), cache.stage("names", tuple)
-    need_topics = {key: n for n, key in enumerate(topic_keys) if topic_stage.get(key) is None}
-    need_names = {key: n for n, key in enumerate(text_keys) if name_stage.get(key) is None}
-
-    def topics_of(n: int) -> tuple[TopicMatch, ...]:
-        return assign_topics(texts[n], taxonomy)
-
-    def names_of(n: int) -> tuple[str, ...]:
-        return tuple(method_names(plain_text(titles[n]), rendered[n].text))
-
-    def both() -> tuple[list[tuple[TopicMatch, ...]], list[tuple[str, ...]]]:
-        return [topics_of(n) for n in need_topics.values()], [names_of(n) for n in need_names.values()]
-
-    def fields() -> TextFields:
-        return text_fields(titles, [r.text for r in rendered])
-
-    found = workers.submit(both) if len(need_topics) + len(need_names) >= workers.MIN_ITEMS else None
-    found_fields = workers.submit(fields) if search_fields is not None else None
+    texts = _texts(merged, arrival, overrides, cache, bar)
+    problems += _abstract_warnings(texts)
+    # The topics and coined names the cache lacks, and the search terms, are found by workers of their
+    # own while this process goes on with the keyphrases and related papers.
+    labels = _Labels.of(texts, taxonomy)
+    found_labels = _start_labels(labels, cache)
+    fields = workers.submit(partial(_search_fields, texts)) if search_fields is not None else None
     bar.restart("keyphrases")
-    phrases, counted = _keyphrases(docs, keys, reference, cache, bar)
-
-    def unrelated(places: list[tuple[int, int]]) -> tuple[list[Paper], Catalog]:
-        """Return the papers, by position, and the catalog, all but their related papers: made while
-        worker processes compare the papers (see ``_related``)."""
-        known_topics, known_names = found.result() if found is not None else ([], [])
-        matches = topic_stage.map(topics_of, range(len(texts)), topic_keys.__getitem__, None,
-                                  dict(zip(need_topics, known_topics)))
-        names = name_stage.map(names_of, range(len(texts)), text_keys.__getitem__, None,
-                               dict(zip(need_names, known_names)))
-        papers = _papers(merged, rendered, titles, phrases, names, matches, venues, overrides)
-        return papers, Catalog.assemble(papers, list(venues.values()), [*taxonomy, OTHER], venue_order,
-                                        {m.id: place for m, place in zip(merged, places)})
-
+    phrases = _keyphrases(texts, cache, bar)
     bar.restart("related papers")
-    near, (papers, catalog) = _related(docs, keys, phrases, counted, oldest, reference, cache, bar, unrelated)
-    if found_fields is not None:
-        search_fields.append(replace(found_fields.result(), ids=tuple(m.id for m in merged)))
+    near = _related(texts, phrases, cache, bar)
+    if fields is not None:
+        search_fields.append(replace(fields.result(), ids=tuple(m.id for m in merged)))
     bar.restart("topics")
-    bar.advance(len(merged))  # found beside the related papers
-    _relate(papers, near)
+    bar.advance(len(merged))  # found beside the keyphrases and related papers
+    topics, names = _labelled(labels, found_labels, cache)
+    found = _Enrichment(phrases.picked, names, topics, _related_papers(merged, near.found))
+    papers = [_paper(texts, found, n, venues, overrides.get(m.id, _NO_OVERRIDE))
+              for n, m in enumerate(merged)]
+    catalog = Catalog.assemble(papers, list(venues.values()), [*taxonomy, OTHER], venue_order,
+                               {m.id: place for m, place in zip(merged, near.places)})
     return catalog, problems
 
 
@@ -164,6 +121,56 @@ def merge_listings(listings: list[Listing]) -> tuple[list[_Merged], dict[str, Ve
             seen.append((source, venue.slug))
     merged = [_Merged(pid, abstracts[pid], tuple(found)) for pid, found in sources.items()]
     return merged, venues, venue_order, problems
+
+
+@dataclass(frozen=True)
+class _Texts:
+    """Every paper's texts, by position (reading order), and the order the papers came in: what each
+    pass of the enrichment reads."""
+
+    merged: list[_Merged]
+    rendered: list[RenderedAbstract]
+    titles: _Titles
+    # Keyphrases and related papers read each paper's own title, not the one made unique against the
+    # others: a new paper that shares an earlier one's title changes that title, and would otherwise
+    # change the reference's statistics, and so every paper's keyphrases and related papers.
+    docs: list[tuple[str, str]]  # (own title, abstract as plain text)
+    keys: list[bytes]  # digest(*doc): each paper's inputs to keyphrases and related papers, hashed once
+    oldest: list[int]  # the positions by arrival, oldest first
+    reference: list[int]  # the first of ``oldest``, which keyphrases and related papers weigh words by
+
+    def keys_oldest_first(self, papers: int | None = None) -> bytes:
+        """Return the keys of the oldest ``papers`` (by default all), oldest first, joined."""
+        return b"".join(self.keys[row] for row in self.oldest[:papers])
+
+
+def _texts(merged: list[_Merged], arrival: Sequence[str], overrides: dict[str, Override], cache: Cache,
+           bar: Stage) -> _Texts:
+    """Return every paper's abstract rendered, its titles, and the order the papers came in (``arrival``)."""
+    bar.restart("abstracts")
+    # Rendering an abstract and deriving its title depend on the abstract alone: one key for both stages
+    # (worked out only if a cache asks for it).
+    abstract_key = Memo(lambda n: digest(merged[n].abstract)).__getitem__
+    rendered = cache.stage("abstracts", RenderedAbstract).map(lambda n: render_abstract(merged[n].abstract),
+                                                              range(len(merged)), abstract_key, bar.advance)
+    bar.restart("titles")
+    titles = _titles(merged, abstract_key, overrides, cache, bar)
+    docs = [(title, r.text) for title, r in zip(titles.own, rendered)]
+    position = {m.id: n for n, m in enumerate(merged)}
+    oldest = list(dict.fromkeys([position[i] for i in arrival if i in position] + list(range(len(merged)))))
+    return _Texts(merged, rendered, titles, docs, [digest(*doc) for doc in docs], oldest,
+                  oldest[:reference_papers.reference_count(len(oldest))])
+
+
+def _abstract_warnings(texts: _Texts) -> list[Problem]:
+    """Return the warnings of rendering the abstracts, each at the first entry that gave its abstract."""
+    return [Problem(m.found[0][0].path, m.found[0][0].line, warning, warning=True)
+            for m, r in zip(texts.merged, texts.rendered) for warning in r.warnings]
+
+
+def _search_fields(texts: _Texts) -> TextFields:
+    """Return the search terms of the papers' shown titles and abstracts."""
+    return text_fields(texts.titles.shown, [r.text for r in texts.rendered])
 
 
 @dataclass(frozen=True)
@@ -201,106 +208,174 @@ def _remembered(stage: CacheStage) -> Callable[[tuple[str, ...], Callable[[], st
     return made
 
 
-def _keyphrases(docs: list[tuple[str, str]], keys: list[bytes], reference: list[int], cache: Cache,
-                bar: Stage) -> tuple[list[tuple[str, ...]], dict[bytes, related.PaperTerms]]:
-    """Return every paper's keyphrases: each paper analysed alone (cached), then picked against the
-    statistics of the oldest papers (``reference``: their positions by arrival; see
-    ``reference_papers.reference_count``).
+@dataclass(frozen=True)
+class _Keyphrases:
+    """Every paper's keyphrases, and the terms of the papers whose words were read to find them."""
 
-    ``keys`` are the papers' ``digest(title, abstract)``. Each paper's picks are cached under the
-    reference's keys too, so a new listing's papers alone are analysed and picked, against the
-    statistics cached. Also return the terms of the papers analysed now, by key: counted in the same
-    pass over their words, for ``_related``.
+    picked: list[tuple[str, ...]]  # by position
+    # By key: counted in the same pass over the papers' words as their analyses, for ``_related``,
+    # which empties it once the terms are in its matrix.
+    terms: dict[bytes, related.PaperTerms]
+
+
+def _keyphrases(texts: _Texts, cache: Cache, bar: Stage) -> _Keyphrases:
+    """Return every paper's keyphrases: each paper analysed alone (cached), then picked against the
+    statistics of the oldest papers (``texts.reference``; see ``reference_papers.reference_count``).
+
+    Each paper's picks are cached under the reference's keys too, so a new listing's papers alone are
+    analysed and picked, against the statistics cached.
     """
-    signature = digest_of(_doc_parts("reference", [keys[row] for row in reference]))
+    signature = digest_of(_doc_parts("reference", [texts.keys[row] for row in texts.reference]))
     picks = cache.stage("picks", tuple)
-    picked = [picks.get(digest(signature, k)) for k in keys]
+    picked = [picks.get(digest(signature, key)) for key in texts.keys]
     todo = [row for row, done in enumerate(picked) if done is None]
+    new, counted = _new_picks(texts, todo, signature, cache, bar)
+    for row, found in zip(todo, new):
+        picked[row] = found
+        picks.put(digest(signature, texts.keys[row]), found)
+    return _Keyphrases(picked, counted)
+
+
+def _new_picks(texts: _Texts, todo: list[int], signature: bytes, cache: Cache,
+               bar: Stage) -> tuple[list[tuple[str, ...]], dict[bytes, related.PaperTerms]]:
+    """Return the keyphrases of the papers at positions ``todo``, picked against the statistics of the
+    reference (``signature``: its papers' keys), counted if the cache lacks them; and the terms of the
+    papers analysed now, by key."""
     statistics = cache.stage("keyphrase-statistics", keyphrases.Statistics, single=True)
     stats = statistics.get(signature) if todo else None
-    counting = stats is None and bool(todo)  # the reference's statistics to count: all its papers analysed
-    need = sorted({*todo, *reference}) if counting else todo
-    bar.advance(len(docs) - len(need))
-    if counting:  # each analysis read from the cache, or made and kept there
-        stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
-        analysed, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
-                                           [(keys[row], docs[row]) for row in need], itemgetter(0), bar.advance)
-        stage.close()
-        by_row = dict(zip(need, analysed))
+    if stats is None and todo:  # the reference's statistics to count: all its papers analysed
+        analysed, counted = _analysed(texts, sorted({*todo, *texts.reference}), cache, bar)
         bar.note("picking keyphrases")
-        stats = keyphrases.statistics([by_row[row] for row in reference])
+        stats = keyphrases.statistics([analysed[row] for row in texts.reference])
         statistics.put(signature, stats)
-        new = [by_row[row] for row in todo]
-    else:  # only new papers: analysed now, and left out of the cache's analyses (kept for the next reference)
-        both = workers.map(lambda row: related.analyse_with_terms(*docs[row]), todo, bar.advance)
-        counted = {keys[row]: terms for row, (_, terms) in zip(todo, both)}
-        bar.note("picking keyphrases")
-        new = [analysis for analysis, _ in both]
-    for row, found in zip(todo, keyphrases.pick(new, stats=stats) if todo else []):
-        picked[row] = found
-        picks.put(digest(signature, keys[row]), found)
-    return picked, counted
-
-
-def _related(docs: list[tuple[str, str]], keys: list[bytes], phrases: list[tuple[str, ...]],
-             counted: dict[bytes, related.PaperTerms], oldest: list[int], reference: list[int], cache: Cache,
-             bar: Stage, alongside: Callable[[list[tuple[int, int]]], T]) -> tuple[list[list[Found]], T]:
-    """Return every paper's related papers, by position, and ``alongside(places)`` of every paper's place
-    on the map, by position: run while worker processes compare the papers.
-
-    Both come from the papers' TF-IDF matrix, made of each paper's terms, counted alone (cached,
-    or ``counted`` already, by ``keys``: see ``_keyphrases``; emptied once used), and kept with the related papers and
-    the places under the hash of the ``reference`` papers (the first of ``oldest``, all positions by
-    arrival; see ``reference_papers.reference_count``). When the last build's papers are the oldest ones
-    now, in the same order in the catalog, only the new ones are counted and compared with all
-    (``related.extend``); beside, the new papers are placed on the map's axes, kept too (a catalog
-    weighed by its oldest papers takes its map's axes from them: ``paper_map.Layout``), or the map is
-    laid out again (a smaller catalog, laid out whole).
-    """
-    memo = cache.stage("related-state", tuple, single=True)
-    key = digest_of(_doc_parts("related-state", [keys[row] for row in reference], [phrases[row] for row in reference]))
-    held = memo.get(key)  # (the papers' keys oldest first, joined; their Relations; their places; the map's Layout)
-    earlier = held[1] if held is not None and _extends(held[0], held[1].rank, keys, oldest) else None
-    # A catalog that is its own reference (reference_papers.reference_count) is laid out whole; a larger one on
-    # its reference's axes.
-    whole = len(oldest) < reference_papers.REFERENCE_MIN
-    kept = held[3] if earlier is not None else None
-
-    terms: list[related.PaperTerms] = []
-
-    def made() -> None:
-        # The terms are in the matrix now: their millions of objects are freed before the workers that
-        # compare the papers start, not once the catalog is made (0.2 s at 20,000 papers).
-        terms.clear()
-        counted.clear()
-
-    def beside(matrix: sparse.csr_matrix) -> tuple[tuple[list[tuple[int, int]], Layout | None], T]:
-        found = None if whole else kept or layout(matrix, len(reference))
-        placed = map_places(matrix) if found is None else found.places(matrix)
-        return (placed, found), alongside(_by_position(placed, oldest))
-
-    if earlier is not None and len(earlier.rank) == len(docs):
-        bar.advance(len(docs))
-        relations, ((placed, found), other) = earlier, ((held[2], kept), alongside(_by_position(held[2], oldest)))
-    elif earlier is not None:  # a new listing: its papers' terms were counted as they were analysed
-        new = oldest[len(earlier.rank):]
-        bar.advance(len(earlier.rank))
-        terms += [counted.get(keys[row]) or related.terms(*docs[row]) for row in new]
-        bar.advance(len(new))
-        bar.note("comparing papers")
-        relations, ((placed, found), other) = related.extend(earlier, docs, terms, phrases, oldest, beside, made)
     else:
-        stage = cache.stage("related", related.PaperTerms)
-        terms += stage.map(lambda item: related.terms(*item[1]), list(zip(keys, docs)), itemgetter(0), bar.advance,
-                          counted)
-        stage.close()
-        bar.note("comparing papers")
-        relations, ((placed, found), other) = related.relate_beside(docs, terms, phrases, beside, order=oldest,
-                                                                    made=made)
-    if relations is not earlier:
-        memo.put(key, (b"".join(keys[row] for row in oldest), relations, placed, found))
+        analysed, counted = _analysed_now(texts, todo, bar)
+        bar.note("picking keyphrases")
+    return keyphrases.pick([analysed[row] for row in todo], stats=stats) if todo else [], counted
+
+
+def _analysed(texts: _Texts, need: list[int], cache: Cache,
+              bar: Stage) -> tuple[dict[int, keyphrases.PaperPhrases], dict[bytes, related.PaperTerms]]:
+    """Return the analyses of the papers at positions ``need``, by position, each read from the cache or
+    made and kept there; and the terms of those made now, by key."""
+    bar.advance(len(texts.docs) - len(need))
+    stage = cache.stage("keyphrases", keyphrases.PaperPhrases)
+    analysed, counted = stage.map_with(lambda item: related.analyse_with_terms(*item[1]),
+                                       [(texts.keys[row], texts.docs[row]) for row in need], itemgetter(0),
+                                       bar.advance)
+    stage.close()
+    return dict(zip(need, analysed)), counted
+
+
+def _analysed_now(texts: _Texts, todo: list[int],
+                  bar: Stage) -> tuple[dict[int, keyphrases.PaperPhrases], dict[bytes, related.PaperTerms]]:
+    """Return the analyses of the (new) papers at positions ``todo``, by position, and their terms, by
+    key: made now, and left out of the cache's analyses, which keep the reference's for its next count."""
+    bar.advance(len(texts.docs) - len(todo))
+    both = workers.map(lambda row: related.analyse_with_terms(*texts.docs[row]), todo, bar.advance)
+    return ({row: analysis for row, (analysis, _) in zip(todo, both)},
+            {texts.keys[row]: terms for row, (_, terms) in zip(todo, both)})
+
+
+@dataclass(frozen=True)
+class _RelatedState:
+    """What a build keeps of its related papers and map for the next one: enough to add papers to them."""
+
+    keys: bytes  # the papers' keys (``_Texts.keys``), oldest first, joined
+    relations: related.Relations
+    places: list[tuple[int, int]]  # each paper's place on the map, oldest first
+    axes: Layout | None  # the map's axes, from the reference papers; None for a map laid out whole
+
+    def is_oldest_of(self, texts: _Texts) -> bool:
+        """Return whether this state's papers are the oldest of ``texts``, in the catalog in the order
+        they had then."""
+        rank = self.relations.rank
+        earlier = texts.oldest[:len(rank)]
+        return (len(self.keys) == 32 * len(rank) <= 32 * len(texts.oldest)
+                and self.keys == texts.keys_oldest_first(len(rank))
+                and np.array_equal(np.argsort(rank, kind="stable"), np.argsort(earlier, kind="stable")))
+
+
+@dataclass(frozen=True)
+class _Related:
+    """Every paper's related papers and its place on the map, by position."""
+
+    found: list[list[Found]]  # (position, score, shared terms) of each related paper: Relations.plain
+    places: list[tuple[int, int]]
+
+
+def _related(texts: _Texts, phrases: _Keyphrases, cache: Cache, bar: Stage) -> _Related:
+    """Return every paper's related papers and its place on the map.
+
+    Both come from the papers' TF-IDF matrix, made of each paper's terms, counted alone (cached, or
+    ``phrases.terms`` already), and are kept (a ``_RelatedState``) under the hash of the reference
+    papers. When the last build's papers are the oldest ones now, in the same order in the catalog,
+    only the new ones are counted and compared with all (``related.extend``), and placed on the map's
+    axes, kept too (a catalog weighed by its oldest papers takes its map's axes from them:
+    ``paper_map.Layout``), or the map is laid out again (a smaller catalog, laid out whole).
+    """
+    memo = cache.stage("related-state", _RelatedState, single=True)
+    key = digest_of(_doc_parts("related-state", [texts.keys[row] for row in texts.reference],
+                               [phrases.picked[row] for row in texts.reference]))
+    last = memo.get(key)
+    if last is not None and not last.is_oldest_of(texts):
+        last = None
+    if last is not None and len(last.relations.rank) == len(texts.docs):
+        bar.advance(len(texts.docs))
+        state = last
+    else:
+        state = (_related_anew(texts, phrases, cache, bar) if last is None
+                 else _related_extended(last, texts, phrases, bar))
+        memo.put(key, state)
         memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
-    return relations.plain(oldest), other
+    return _Related(state.relations.plain(texts.oldest), _by_position(state.places, texts.oldest))
+
+
+def _related_extended(last: _RelatedState, texts: _Texts, phrases: _Keyphrases, bar: Stage) -> _RelatedState:
+    """Return ``last`` with the papers that came since: their terms counted (as they were analysed, for
+    a new listing) and compared with all papers."""
+    new = texts.oldest[len(last.relations.rank):]
+    bar.advance(len(last.relations.rank))
+    terms = [phrases.terms.get(texts.keys[row]) or related.terms(*texts.docs[row]) for row in new]
+    bar.advance(len(new))
+    bar.note("comparing papers")
+    corpus = related.Corpus(texts.docs, phrases.picked, texts.oldest)
+    relations, (places, axes) = related.extend(last.relations, corpus, terms,
+                                               partial(_lay_out_map, texts, last.axes),
+                                               partial(_free_terms, terms, phrases.terms))
+    return _RelatedState(texts.keys_oldest_first(), relations, places, axes)
+
+
+def _related_anew(texts: _Texts, phrases: _Keyphrases, cache: Cache, bar: Stage) -> _RelatedState:
+    """Return the related papers and map of all papers: each one's terms counted (cached), all compared."""
+    stage = cache.stage("related", related.PaperTerms)
+    terms = stage.map(lambda item: related.terms(*item[1]), list(zip(texts.keys, texts.docs)), itemgetter(0),
+                      bar.advance, phrases.terms)
+    stage.close()
+    bar.note("comparing papers")
+    corpus = related.Corpus(texts.docs, phrases.picked, texts.oldest)
+    relations, (places, axes) = related.relate_beside(corpus, terms, partial(_lay_out_map, texts, None),
+                                                      before_comparing=partial(_free_terms, terms, phrases.terms))
+    return _RelatedState(texts.keys_oldest_first(), relations, places, axes)
+
+
+def _lay_out_map(texts: _Texts, axes: Layout | None,
+                 matrix: sparse.csr_matrix) -> tuple[list[tuple[int, int]], Layout | None]:
+    """Return the places on the map of the papers of ``matrix`` (a row each, oldest first) and its axes:
+    ``axes`` (the last build's) or the reference papers' ones; none for a catalog that is its own
+    reference (reference_papers.reference_count), laid out whole."""
+    if len(texts.oldest) < reference_papers.REFERENCE_MIN:
+        return map_places(matrix), None
+    axes = axes or layout(matrix, len(texts.reference))
+    return axes.places(matrix), axes
+
+
+def _free_terms(terms: list[related.PaperTerms], counted: dict[bytes, related.PaperTerms]) -> None:
+    """Let the papers' terms go: they are in the matrix now."""
+    # Freed before the workers that compare the papers start, not once the catalog is made (0.2 s at
+    # 20,000 papers): freed while they run, the pages of their millions of objects would be copied.
+    terms.clear()
+    counted.clear()
 
 
 def _by_position(placed: list[tuple[int, int]], oldest: list[int]) -> list[tuple[int, int]]:
@@ -309,14 +384,6 @@ def _by_position(placed: list[tuple[int, int]], oldest: list[int]) -> list[tuple
     for row, place in zip(oldest, placed):
         places[row] = place
     return places
-
-
-def _extends(held: bytes, rank: tuple[int, ...], keys: list[bytes], oldest: list[int]) -> bool:
-    """Return whether the papers ``held`` (keys joined, oldest first) are the oldest papers now, in the
-    catalog in the order ``rank`` gave them."""
-    earlier = oldest[:len(rank)]
-    return (len(held) == 32 * len(rank) <= 32 * len(oldest) and held == b"".join(keys[row] for row in earlier)
-            and np.array_equal(np.argsort(rank, kind="stable"), np.argsort(earlier, kind="stable")))
 
 
 def _doc_parts(stage: str, keys: list[bytes],
@@ -329,50 +396,108 @@ def _doc_parts(stage: str, keys: list[bytes],
         yield repr(phrases)  # one part, not one per keyphrase: a repr tells apart what differs
 
 
-def _papers(merged: list[_Merged], rendered: list[RenderedAbstract], titles: list[str],
-            phrases: list[tuple[str, ...]], names: list[tuple[str, ...]], matches: list[tuple[TopicMatch, ...]],
-            venues: dict[str, Venue], overrides: dict[str, Override]) -> list[Paper]:
-    """Return the enriched papers, one per distinct abstract, from what each pass found for it: all but
-    their related papers (see ``_relate``)."""
-    return [_paper(m, r, title, own, coined, venues, derived, overrides.get(m.id, _NO_OVERRIDE))
-            for m, r, title, own, coined, derived in zip(merged, rendered, titles, phrases, names, matches)]
+@dataclass(frozen=True)
+class _Labels:
+    """How each paper's topics and coined names are found: both depend on its shown title and abstract."""
+
+    texts: _Texts
+    taxonomy: tuple[Topic, ...]
+    topic_keys: list[bytes]  # by position: the key of a paper's topics in the cache
+    name_keys: list[bytes]  # by position: the key of its names, its shown title's and abstract's digest
+
+    @classmethod
+    def of(cls, texts: _Texts, taxonomy: tuple[Topic, ...]) -> _Labels:
+        """Return how the papers of ``texts`` are labelled with ``taxonomy``'s topics and their names."""
+        titles = texts.titles
+        name_keys = [key if shown == own else digest(shown, r.text)  # most shown titles are the own ones
+                     for key, shown, own, r in zip(texts.keys, titles.shown, titles.own, texts.rendered)]
+        taxonomy_key = digest(repr(taxonomy))
+        return cls(texts, taxonomy, [digest(taxonomy_key, key) for key in name_keys], name_keys)
+
+    def topics(self, n: int) -> tuple[TopicMatch, ...]:
+        """Return the topics of the paper at position ``n``."""
+        return assign_topics(f"{self.texts.titles.shown[n]} {self.texts.rendered[n].text}", self.taxonomy)
+
+    def names(self, n: int) -> tuple[str, ...]:
+        """Return the names that the paper at position ``n`` coins."""
+        return tuple(method_names(plain_text(self.texts.titles.shown[n]), self.texts.rendered[n].text))
 
 
-def _relate(papers: list[Paper], near: list[list[Found]]) -> None:
-    """Give each paper (by position) its related papers (``near``, by position: ``Relations.plain``).
+# Topics and names by key in the cache, of the papers whose topics or names it lacked.
+_FoundLabels = tuple[dict[bytes, tuple[TopicMatch, ...]], dict[bytes, tuple[str, ...]]]
 
-    The papers are made while worker processes compare them (see ``make_catalog``), before anyone
-    else sees them: this is the one change to a Paper after it is made, and nothing has hashed it.
+
+def _start_labels(labels: _Labels, cache: Cache) -> workers.Future[_FoundLabels] | None:
+    """Start a worker on the topics and names the cache lacks, if there are enough to pay for one."""
+    topic_stage, name_stage = cache.stage("topics", tuple), cache.stage("names", tuple)
+    topics = {key: n for n, key in enumerate(labels.topic_keys) if topic_stage.get(key) is None}
+    names = {key: n for n, key in enumerate(labels.name_keys) if name_stage.get(key) is None}
+    if len(topics) + len(names) < workers.MIN_ITEMS:
+        return None
+    return workers.submit(partial(_find_labels, labels, topics, names))
+
+
+def _find_labels(labels: _Labels, topics: dict[bytes, int], names: dict[bytes, int]) -> _FoundLabels:
+    """Return the topics of the papers ``topics`` gives (key -> position), and the names of ``names``'."""
+    return ({key: labels.topics(n) for key, n in topics.items()},
+            {key: labels.names(n) for key, n in names.items()})
+
+
+def _labelled(labels: _Labels, found: workers.Future[_FoundLabels] | None,
+              cache: Cache) -> tuple[list[tuple[TopicMatch, ...]], list[tuple[str, ...]]]:
+    """Return every paper's topics and coined names, by position: from the cache, from the worker that
+    ``_start_labels`` started, or found now."""
+    known_topics, known_names = found.result() if found is not None else ({}, {})
+    papers = range(len(labels.topic_keys))
+    topics = cache.stage("topics", tuple).map(labels.topics, papers, labels.topic_keys.__getitem__, None,
+                                              known_topics)
+    names = cache.stage("names", tuple).map(labels.names, papers, labels.name_keys.__getitem__, None,
+                                            known_names)
+    return topics, names
+
+
+@dataclass(frozen=True)
+class _Enrichment:
+    """What the passes found for every paper, by position."""
+
+    keyphrases: list[tuple[str, ...]]
+    names: list[tuple[str, ...]]
+    topics: list[tuple[TopicMatch, ...]]
+    related: list[tuple[RelatedPaper, ...]]
+
+
+def _related_papers(merged: list[_Merged], near: list[list[Found]]) -> list[tuple[RelatedPaper, ...]]:
+    """Return each paper's related papers (``near``, by position: ``Relations.plain``), by position.
+
     A link that no shared term explains reads as noise, so it is left out.
     """
-    ids = [p.id for p in papers]
-    for paper, found in zip(papers, near):
-        object.__setattr__(paper, "related", tuple([RelatedPaper(ids[index], score, shared)
-                                                    for index, score, shared in found if shared]))
+    ids = [m.id for m in merged]
+    return [tuple([RelatedPaper(ids[index], score, shared) for index, score, shared in found if shared])
+            for found in near]
 
 
 _NO_OVERRIDE = Override()  # a paper papers.yaml says nothing about
 
 
-def _paper(m: _Merged, rendered: RenderedAbstract, title: str, keyphrases: tuple[str, ...],
-           names: tuple[str, ...], venues: dict[str, Venue], derived: tuple[TopicMatch, ...],
-           override: Override) -> Paper:
-    """Return the enriched paper for one distinct abstract."""
+def _paper(texts: _Texts, found: _Enrichment, n: int, venues: dict[str, Venue], override: Override) -> Paper:
+    """Return the enriched paper at position ``n``, complete."""
+    m, rendered = texts.merged[n], texts.rendered[n]
     venue_slugs = tuple(dict.fromkeys(v for _, v in m.found))
     return Paper(
         id=m.id,
-        title=title,
+        title=texts.titles.shown[n],
         abstract=m.abstract,
         venues=venue_slugs,
         year=override.year or venues[venue_slugs[0]].year,
         sources=tuple(s for s, _ in m.found),
-        topics=_topics(derived, override.topics),
+        topics=_topics(found.topics[n], override.topics),
         links=tuple(Link(url, "given", label) for label, url in override.links) + rendered.links
         if override.links else rendered.links,
         html=rendered.html,
         text=rendered.text,
-        keyphrases=keyphrases,
-        names=names,
+        keyphrases=found.keyphrases[n],
+        names=found.names[n],
+        related=found.related[n],
         authors=override.authors,
         title_given=override.title is not None,
     )
@@ -382,6 +507,6 @@ def _topics(derived: tuple[TopicMatch, ...], given: tuple[str, ...]) -> tuple[To
     """Return the derived topics, then those papers.yaml adds (which replace "Other")."""
     if not given:
         return derived
-    kept = tuple(t for t in derived if t.slug != OTHER.slug)
-    have = {t.slug for t in kept}
-    return kept + tuple(TopicMatch(slug, 0.0) for slug in given if slug not in have)
+    specific = tuple(t for t in derived if t.slug != OTHER.slug)
+    have = {t.slug for t in specific}
+    return specific + tuple(TopicMatch(slug, 0.0) for slug in given if slug not in have)

@@ -14,6 +14,7 @@ import pytest
 from papercat.enrich import reference_papers as reference_module
 from papercat.enrich.keyphrases import analyse, extract_keyphrases, term_runs
 from papercat.enrich.related import (
+    Corpus,
     Related,
     analyse_with_terms,
     extend,
@@ -292,11 +293,11 @@ def test_extend_finds_what_relating_the_whole_catalog_finds(added, monkeypatch):
     earlier = sorted(order[:keep])  # the earlier catalog: its papers in the same order
     oldest = [earlier.index(row) for row in order[:keep]]
     subset = [docs[row] for row in earlier]
-    held, _ = relate_beside(subset, [terms(*doc) for doc in subset], [phrases[row] for row in earlier],
-                            places, order=oldest)
+    held, _ = relate_beside(Corpus(subset, [phrases[row] for row in earlier], oldest),
+                            [terms(*doc) for doc in subset], places)
     held = pickle.loads(pickle.dumps(held))  # as the cache keeps it
-    grown, placed = extend(held, docs, [terms(*docs[row]) for row in order[keep:]], phrases, order, places)
-    whole, laid = relate_beside(docs, [terms(*doc) for doc in docs], phrases, places, order=order)
+    grown, placed = extend(held, Corpus(docs, phrases, order), [terms(*docs[row]) for row in order[keep:]], places)
+    whole, laid = relate_beside(Corpus(docs, phrases, order), [terms(*doc) for doc in docs], places)
     assert placed == laid, "the map of the whole catalog, laid out beside"
     assert grown.pairs == whole.pairs and grown.rows == whole.rows and grown.rank == whole.rank
     assert grown.folds == whole.folds
@@ -391,15 +392,16 @@ def test_the_terms_may_be_freed_once_the_matrix_is_made(monkeypatch):
         return places(matrix)
 
     held_terms = [terms(*doc) for doc in docs[:260]]
-    held, _ = relate_beside(docs[:260], held_terms, phrases[:260], beside, made=freeing(held_terms))
+    held, _ = relate_beside(Corpus(docs[:260], phrases[:260]), held_terms, beside,
+                            before_comparing=freeing(held_terms))
     assert steps == ["made", "beside"] and held_terms == []
-    whole, laid = relate_beside(docs, [terms(*doc) for doc in docs], phrases, places)
+    whole, laid = relate_beside(Corpus(docs, phrases), [terms(*doc) for doc in docs], places)
     all_terms = [terms(*doc) for doc in docs]
-    freed, placed = relate_beside(docs, all_terms, phrases, places, made=freeing(all_terms))
+    freed, placed = relate_beside(Corpus(docs, phrases), all_terms, places, before_comparing=freeing(all_terms))
     assert freed.pairs == whole.pairs and freed.rows == whole.rows and placed == laid
     steps.clear()
     new_terms = [terms(*doc) for doc in docs[260:]]
-    grown, _ = extend(pickle.loads(pickle.dumps(held)), docs, new_terms, phrases, range(300), beside,
+    grown, _ = extend(pickle.loads(pickle.dumps(held)), Corpus(docs, phrases, range(300)), new_terms, beside,
                       freeing(new_terms))
     assert steps == ["made", "beside"] and new_terms == []
     assert grown.pairs == whole.pairs and grown.rows == whole.rows

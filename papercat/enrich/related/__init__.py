@@ -5,8 +5,8 @@ TF-IDF matrix) -> scorer (approximate cosines, floors) -> neighbours (each paper
 explained; copies leaves out papers with the same abstract) -> relations (all of it, extendable).
 """
 
-from .relations import Found, Related, Relations, extend, relate, relate_beside, related_papers
+from .relations import Corpus, Found, Related, Relations, extend, relate, relate_beside, related_papers
 from .terms import PaperTerms, analyse_with_terms, terms
 
-__all__ = ["Found", "PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate", "relate_beside",
-           "related_papers", "terms"]
+__all__ = ["Corpus", "Found", "PaperTerms", "Related", "Relations", "analyse_with_terms", "extend", "relate",
+           "relate_beside", "related_papers", "terms"]

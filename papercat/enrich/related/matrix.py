@@ -87,21 +87,6 @@ class _Features:
         self.spellings = {}  # settled: papers added later are named as they spell a new word
 
 
-def _paper_counts(paper: PaperTerms, own: list[tuple[str, ...]], searched: dict[tuple[str, ...], str],
-                  names: dict[tuple[str, ...], str], features: _Features, spelled: bool) -> dict[int, int]:
-    """Return how often a paper uses each word, each ``searched`` keyphrase and each of its ``own``
-    keyphrases (given by key; ``names`` spells them), by column; ``spelled`` as ``count_words`` says."""
-    counts = features.count_words(paper.words, spelled)
-    grams, columns = paper.grams, features.phrases
-    for gram in filter(searched.__contains__, grams):  # a loop kept lean: most keyphrases have a column
-        column = columns.get(gram)
-        counts[features.phrase_column(gram, searched[gram]) if column is None else column] = grams[gram]
-    for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
-        if key not in grams or key not in searched:  # else counted as one of its n-grams
-            counts.setdefault(features.phrase_column(key, names[key]), grams.get(key, 1))
-    return counts
-
-
 @dataclass
 class _Columns:
     """The columns of a catalog's matrix and what weighs them: enough to add papers' rows later."""
@@ -138,11 +123,25 @@ class _Columns:
         rows, columns, counts = [], [], []
         for row, (paper, own) in enumerate(zip(papers, keyphrases)):
             own_keys = [self.phrase_keys[phrase] for phrase in own if self.phrase_keys[phrase]]
-            found = _paper_counts(paper, own_keys, self.searched, self.names, self.features, row < reference)
+            found = self.paper_counts(paper, own_keys, row < reference)
             rows.extend([row] * len(found))
             columns.extend(found)
             counts.extend(found.values())
         return rows, columns, counts
+
+    def paper_counts(self, paper: PaperTerms, own: list[tuple[str, ...]], spelled: bool) -> dict[int, int]:
+        """Return how often a paper uses each word, each keyphrase sought and each of its ``own`` keyphrases
+        (given by key), by column, adding new columns; ``spelled`` as ``_Features.count_words`` says."""
+        features, searched = self.features, self.searched
+        counts = features.count_words(paper.words, spelled)
+        grams, columns = paper.grams, features.phrases
+        for gram in filter(searched.__contains__, grams):  # a loop kept lean: most keyphrases have a column
+            column = columns.get(gram)
+            counts[features.phrase_column(gram, searched[gram]) if column is None else column] = grams[gram]
+        for key in own:  # its own keyphrases count even when spelt as an acronym ("RM" for reward model)
+            if key not in grams or key not in searched:  # else counted as one of its n-grams
+                counts.setdefault(features.phrase_column(key, self.names[key]), grams.get(key, 1))
+        return counts
 
     def weights(self, rows: list[int], columns: list[int], counts: list[int], papers: int) -> sparse.csr_matrix:
         """Return the l2-normalised rows of TF-IDF weights made of ``rows``' terms; a column new since

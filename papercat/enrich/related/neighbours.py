@@ -3,6 +3,7 @@ and explained by the terms they share."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 
@@ -21,6 +22,36 @@ MAX_SHARED = 4
 BLOCK_CELLS = 8_000_000
 _RUNS_PER_WORKER = 8  # runs of chunks scored again, per worker: small enough to balance them
 
+# (paper, related paper, rounded cosine, shared terms): what comparing finds; ``_best`` keeps the k best.
+Pair = tuple[int, int, float, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    """What every step of finding the papers' neighbours reads: the papers' rows, their scores, the rules."""
+
+    matrix: sparse.csr_matrix  # the TF-IDF matrix, a row per paper, oldest first
+    features: _Features  # its columns: what names the terms that two papers share
+    scorer: _Scorer  # the approximate scores of the matrix's papers with one another
+    k: int  # related papers per paper
+    duplicates: dict[int, list[int]]  # a paper -> the others with its abstract: never related to it
+    rank: np.ndarray  # each paper's position in the catalog: ties go to the lower
+
+    @classmethod
+    def of(cls, matrix: sparse.csr_matrix, features: _Features, k: int, duplicates: dict[int, list[int]],
+           rank: np.ndarray) -> _Comparison:
+        """Return the comparison of the papers of ``matrix``, scored by a new ``_Scorer``."""
+        return cls(matrix, features, _Scorer(matrix), k, duplicates, rank)
+
+
+@dataclass(frozen=True)
+class _Shortlist:
+    """The papers that some paper of a chunk may reach the floor of, chunk by chunk."""
+
+    floor: np.ndarray  # by paper: the least float32 score that may be among its k best
+    paper: np.ndarray  # the papers, chunk by chunk (a paper is in every chunk that may reach its floor)
+    bounds: np.ndarray  # chunk c's papers are paper[bounds[c]:bounds[c + 1]]
+
 
 def _products(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> sparse.csr_matrix:
     """Return what each shared term adds to the cosines of pairs of papers: a row per pair."""
@@ -32,10 +63,9 @@ def _exact(products: sparse.csr_matrix) -> np.ndarray:
     return np.asarray(products.sum(axis=1)).ravel()
 
 
-def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicates: dict[int, list[int]],
-                rank: np.ndarray, floors: np.ndarray | None = None) -> list[tuple[int, int, float, tuple[str, ...]]]:
+def _neighbours(comparison: _Comparison, floors: np.ndarray | None = None) -> list[Pair]:
     """Return (paper, related paper, rounded cosine, shared terms) for each paper's top k (and maybe more:
-    ``_best`` keeps the k best), ties to the related paper of lower ``rank``.
+    ``_best`` keeps the k best), ties to the related paper of lower rank.
 
     With ``floors`` (one per earlier paper, the first ones: see ``_floors``), only the later papers
     are ranked against all, block by block, and each earlier paper against the later ones whose
@@ -43,19 +73,16 @@ def _neighbours(matrix: sparse.csr_matrix, features: _Features, k: int, duplicat
 
     The blocks are independent, so worker processes share them (workers.py).
     """
-    n = matrix.shape[0]
-    scorer = _Scorer(matrix)
     if floors is None:
-        return _all_neighbours(matrix, features, scorer, k, duplicates, rank)
-    step = max(1, BLOCK_CELLS // scorer.width)
+        return _all_neighbours(comparison)
+    n = comparison.matrix.shape[0]
+    step = max(1, BLOCK_CELLS // comparison.scorer.width)
     blocks = [(start, min(n, start + step)) for start in range(len(floors), n, step)]
-    found = workers.map(lambda block: _block_neighbours(matrix, features, scorer, k, duplicates, rank, floors, *block),
-                        blocks, min_items=2)
+    found = workers.map(lambda block: _block_neighbours(comparison, floors, *block), blocks, min_items=2)
     return [pair for pairs in found for pair in pairs]
 
 
-def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
-                    duplicates: dict[int, list[int]], rank: np.ndarray) -> list[tuple[int, int, float, tuple[str, ...]]]:
+def _all_neighbours(comparison: _Comparison) -> list[Pair]:
     """Return what ``_neighbours`` returns without floors: every paper ranked against all, each pair scored
     once.
 
@@ -65,7 +92,8 @@ def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Sco
     maximum with each chunk of the strip: the k-th best of a paper's chunk maxima bounds its k-th
     best score from below. Then only the chunks that reach that floor are scored again, cell by cell.
     """
-    n, width = matrix.shape[0], scorer.width
+    scorer, duplicates = comparison.scorer, comparison.duplicates
+    n, width = comparison.matrix.shape[0], scorer.width
     step = max(CHUNK, BLOCK_CELLS // width // CHUNK * CHUNK)
     strips = [(start, min(width, start + step)) for start in range(0, n, step)]
     parts = workers.map(lambda strip: _strip_maxima(scorer, duplicates, *strip), strips, min_items=2)
@@ -76,17 +104,17 @@ def _all_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Sco
         np.maximum(maxima[start:, first:last], across, out=maxima[start:, first:last])
     maxima = maxima[:n]
     chunks = maxima.shape[1]
-    floor = _floor(maxima, k)
+    floor = _floor(maxima, comparison.k)
     paper, chunk = np.nonzero(maxima >= floor[:, None])
     order = np.argsort(chunk, kind="stable")
     paper, chunk = paper[order], chunk[order]
     bounds = np.searchsorted(chunk, np.arange(chunks + 1))
+    shortlist = _Shortlist(floor, paper, bounds)
     # Runs of chunks with about as many hits each, a run a piece of work for a worker.
     shares = np.linspace(0, len(paper), min(chunks, _RUNS_PER_WORKER * workers.jobs()) + 1)[1:-1]
     edges = np.unique(np.r_[0, np.searchsorted(bounds, shares), chunks]).tolist()
     runs = list(pairwise(edges))
-    found = workers.map(lambda run: _chunk_neighbours(matrix, features, scorer, k, duplicates, rank, floor, paper,
-                                                      bounds, *run), runs, min_items=2)
+    found = workers.map(lambda run: _chunk_neighbours(comparison, shortlist, *run), runs, min_items=2)
     return [pair for pairs in found for pair in pairs]
 
 
@@ -114,53 +142,48 @@ def _unrelated(scores: np.ndarray, duplicates: dict[int, list[int]], first: int,
                 scores[copy - first, column] = 0.0  # nor to another copy of itself
 
 
-def _chunk_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
-                      duplicates: dict[int, list[int]], rank: np.ndarray, floor: np.ndarray, paper: np.ndarray,
-                      bounds: np.ndarray, first: int, last: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
-    """Return the top k, among chunks first..last-1, of each paper some of them may reach the floor of:
-    ``paper[bounds[c]:bounds[c + 1]]`` are chunk c's papers."""
+def _chunk_neighbours(comparison: _Comparison, shortlist: _Shortlist, first: int, last: int) -> list[Pair]:
+    """Return the top k, among chunks first..last-1, of each paper of the ``shortlist`` of any of them."""
+    paper, bounds, floor = shortlist.paper, shortlist.bounds, shortlist.floor
     left, others = [], []
     for chunk in range(first, last):
         mine = paper[bounds[chunk]:bounds[chunk + 1]]
         if not len(mine):
             continue
         rows = np.arange(chunk * CHUNK, (chunk + 1) * CHUNK)
-        scores = scorer.scores(rows, mine)  # a chunk down, its papers across
-        _unrelated(scores, duplicates, int(rows[0]), mine)
+        scores = comparison.scorer.scores(rows, mine)  # a chunk down, its papers across
+        _unrelated(scores, comparison.duplicates, int(rows[0]), mine)
         hit, column = np.nonzero(scores >= floor[mine])
         left.append(mine[column])
         others.append(rows[hit])
     if not left:
         return []
-    return _top(matrix, features, np.concatenate(left), np.concatenate(others), k, rank)
+    return _top(comparison, np.concatenate(left), np.concatenate(others))
 
 
-def _block_neighbours(matrix: sparse.csr_matrix, features: _Features, scorer: _Scorer, k: int,
-                      duplicates: dict[int, list[int]], rank: np.ndarray, floors: np.ndarray, start: int,
-                      stop: int) -> list[tuple[int, int, float, tuple[str, ...]]]:
+def _block_neighbours(comparison: _Comparison, floors: np.ndarray, start: int, stop: int) -> list[Pair]:
     """Return the top k of papers start..stop-1, and the earlier papers' pairs with them, as ``_neighbours``
     does with ``floors``."""
-    scores = scorer.scores(slice(None), slice(start, stop))
-    _unrelated(scores, duplicates, 0, np.arange(start, stop))
-    mine, others = _shortlist(scores, k)
-    found = _top(matrix, features, mine + start, others, k, rank)
+    scores = comparison.scorer.scores(slice(None), slice(start, stop))
+    _unrelated(scores, comparison.duplicates, 0, np.arange(start, stop))
+    mine, others = _shortlist(scores, comparison.k)
+    found = _top(comparison, mine + start, others)
     earlier, later = np.nonzero(scores[:len(floors)] >= floors[:, None])
-    return found + _top(matrix, features, earlier, later + start, k, rank)
+    return found + _top(comparison, earlier, later + start)
 
 
-def _top(matrix: sparse.csr_matrix, features: _Features, left: np.ndarray, others: np.ndarray, k: int,
-         rank: np.ndarray) -> list[tuple[int, int, float, tuple[str, ...]]]:
+def _top(comparison: _Comparison, left: np.ndarray, others: np.ndarray) -> list[Pair]:
     """Return (paper, related paper, rounded cosine, shared terms) for each paper of ``left``'s k best of
-    the ``others`` paired with it, best first, ties to the lower ``rank``, positive scores only."""
+    the ``others`` paired with it, best first, ties to the lower rank, positive scores only."""
     if not len(left):
         return []
-    products = _products(matrix, left, others)
+    products = _products(comparison.matrix, left, others)
     exact = np.round(_exact(products), DECIMALS)
-    order = np.lexsort((rank[others], -exact, left))
+    order = np.lexsort((comparison.rank[others], -exact, left))
     left, others, exact = left[order], others[order], exact[order]
     first = np.searchsorted(left, left)  # where each paper's pairs start
-    keep = (np.arange(len(left)) - first < k) & (exact > 0)
-    shared = _explain(products[order[keep]], features)
+    keep = (np.arange(len(left)) - first < comparison.k) & (exact > 0)
+    shared = _explain(products[order[keep]], comparison.features)
     return list(zip(left[keep].tolist(), others[keep].tolist(), exact[keep].tolist(), shared))
 
 

@@ -13,7 +13,7 @@ from papercat.text import folded
 
 from .copies import _copies, _fold_sums, _later_copies
 from .matrix import _Columns, _matrix
-from .neighbours import _neighbours
+from .neighbours import Pair, _Comparison, _neighbours
 from .scorer import _reachable
 from .terms import PaperTerms, terms
 
@@ -42,7 +42,21 @@ def related_papers(docs: Sequence[tuple[str, str]], keyphrases: Sequence[Sequenc
 def relate(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms], keyphrases: Sequence[Sequence[str]],
            k: int = 5, order: Sequence[int] | None = None) -> list[tuple[Related, ...]]:
     """Return related papers as ``related_papers`` does, given every paper's ``terms`` (maybe cached)."""
-    return relate_beside(docs, papers, keyphrases, lambda matrix: None, k, order)[0].found(order)
+    return relate_beside(Corpus(docs, keyphrases, order), papers, lambda matrix: None, k)[0].found(order)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The papers to relate, by position in the catalog: each one's (title, abstract) and keyphrases,
+    and the order they came in."""
+
+    docs: Sequence[tuple[str, str]]
+    keyphrases: Sequence[Sequence[str]]
+    order: Sequence[int] | None = None  # the positions oldest first (see ``_matrix``); None: as given
+
+    def oldest_first(self) -> Sequence[int]:
+        """Return the papers' positions, oldest first."""
+        return range(len(self.docs)) if self.order is None else self.order
 
 
 @dataclass(frozen=True)
@@ -117,70 +131,67 @@ class _Rows:
                                   np.frombuffer(self.indptr, np.int64)), shape=(self.shape[0], columns))
 
 
-def relate_beside(docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
-                  keyphrases: Sequence[Sequence[str]], beside: Callable[[sparse.csr_matrix], B], k: int = 5,
-                  order: Sequence[int] | None = None, made: Callable[[], None] | None = None) -> tuple[Relations, B]:
-    """Return what ``relate(docs, papers, keyphrases, k, order)`` finds, as Relations, and ``beside`` of the
-    TF-IDF matrix (a row per paper, oldest first): a catalog-wide step this process runs once worker
-    processes have compared the papers.
+def relate_beside(corpus: Corpus, papers: Sequence[PaperTerms], from_matrix: Callable[[sparse.csr_matrix], B],
+                  k: int = 5, before_comparing: Callable[[], None] | None = None) -> tuple[Relations, B]:
+    """Return what ``relate`` finds for the ``corpus``, given every paper's terms (``papers``), as
+    Relations, and ``from_matrix`` of the TF-IDF matrix (a row per paper, oldest first): a catalog-wide
+    step this process runs once worker processes have compared the papers.
 
-    ``order`` lists the papers' positions oldest first (by default, as given): see ``_matrix``.
-    ``made()`` is called once the matrix is made, before the workers start: where a caller frees the
-    papers' terms. Freed while the workers run, their objects' pages, shared with the workers, would
-    each be copied first (about 65,000 pages at 20,000 papers).
+    ``before_comparing()`` is called once the matrix is made, before the workers start: where a caller
+    frees the papers' terms. Freed while the workers run, their objects' pages, shared with the
+    workers, would each be copied first (about 65,000 pages at 20,000 papers).
     """
-    order = range(len(docs)) if order is None else order
-    matrix, columns = _matrix(papers, keyphrases, order)
-    if made is not None:
-        made()
-    return _compared(matrix, columns, docs, order, max(0, min(k, len(docs) - 1)), beside)
+    matrix, columns = _matrix(papers, corpus.keyphrases, corpus.oldest_first())
+    if before_comparing is not None:
+        before_comparing()
+    relations = _compared(matrix, columns, corpus, max(0, min(k, len(corpus.docs) - 1)))
+    return relations, from_matrix(matrix)
 
 
-def extend(relations: Relations, docs: Sequence[tuple[str, str]], papers: Sequence[PaperTerms],
-           keyphrases: Sequence[Sequence[str]], order: Sequence[int],
-           beside: Callable[[sparse.csr_matrix], B], made: Callable[[], None] | None = None
+def extend(relations: Relations, corpus: Corpus, papers: Sequence[PaperTerms],
+           from_matrix: Callable[[sparse.csr_matrix], B], before_comparing: Callable[[], None] | None = None
            ) -> tuple[Relations, B]:
-    """Return ``relate_beside(docs, all papers' terms, keyphrases, beside, relations.k, order)`` for a catalog
-    whose oldest papers are those of ``relations``, in the same order in the catalog, under the same
+    """Return ``relate_beside(corpus, all papers' terms, from_matrix, relations.k)`` for a catalog whose
+    oldest papers are those of ``relations``, in the same order in the catalog, under the same
     reference (see ``_matrix``): only the new papers' ``papers`` (terms, oldest first) are needed.
 
     The earlier papers' rows and their pairs stay as they were; only the new papers are compared with
-    all, and an earlier paper's related papers change only where a new paper enters them. ``made()`` as
-    ``relate_beside`` calls it.
+    all, and an earlier paper's related papers change only where a new paper enters them.
+    ``before_comparing()`` as ``relate_beside`` calls it.
     """
     columns = relations.columns
-    new = [keyphrases[row] for row in order[len(relations.rank):]]
+    new = [corpus.keyphrases[row] for row in corpus.oldest_first()[len(relations.rank):]]
     columns.learn(new)
     rows, cols, counts = columns.rows(papers, new, 0)
     added = columns.weights(rows, cols, counts, len(papers))
     matrix = sparse.vstack([relations.rows.matrix(added.shape[1]), added], format="csr")
-    if made is not None:
-        made()
-    return _compared(matrix, columns, docs, order, relations.k, beside, relations)
+    if before_comparing is not None:
+        before_comparing()
+    return _compared(matrix, columns, corpus, relations.k, relations), from_matrix(matrix)
 
 
-def _compared(matrix: sparse.csr_matrix, columns: _Columns, docs: Sequence[tuple[str, str]], order: Sequence[int],
-              k: int, beside: Callable[[sparse.csr_matrix], B], earlier: Relations | None = None) -> tuple[Relations, B]:
-    """Return the Relations of ``matrix`` (a row per paper, oldest first: ``order``) and ``beside(matrix)``.
+def _compared(matrix: sparse.csr_matrix, columns: _Columns, corpus: Corpus, k: int,
+              earlier: Relations | None = None) -> Relations:
+    """Return the Relations of ``matrix`` (a row per paper of the ``corpus``, oldest first).
 
     With the ``earlier`` Relations of the first papers (see ``extend``), only the later papers are
     compared with all, and the earlier ones' lists take them in where they may reach them.
     """
+    order = corpus.oldest_first()
     rank = np.array(order, dtype=np.int64)
-    abstracts = [docs[row][1] for row in order]
-    held = None
+    abstracts = [corpus.docs[row][1] for row in order]
+    earlier_pairs = None
     floors = None
     if earlier is None:
         folds = [folded(abstract) for abstract in abstracts]
         duplicates, sums = _copies(folds), _fold_sums(folds)
     else:  # only the later papers are compared, so only their copies matter
-        held = earlier.pairs
-        floors = _floors(held, len(earlier.rank), k)
+        earlier_pairs = earlier.pairs
+        floors = _floors(earlier_pairs, len(earlier.rank), k)
         duplicates, later = _later_copies(earlier.folds, abstracts, len(earlier.rank))
         sums = earlier.folds + later
-    found = _neighbours(matrix, columns.features, k, duplicates, rank, floors) if k else []
-    relations = Relations(_best(held, found, rank, k), tuple(order), columns, _Rows.of(matrix), k, sums)
-    return relations, beside(matrix)
+    found = _neighbours(_Comparison.of(matrix, columns.features, k, duplicates, rank), floors) if k else []
+    return Relations(_best(earlier_pairs, found, rank, k), tuple(order), columns, _Rows.of(matrix), k, sums)
 
 
 def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
@@ -193,16 +204,15 @@ def _floors(pairs: _Pairs, papers: int, k: int) -> np.ndarray:
     return _reachable(floors).astype(np.float32)
 
 
-def _best(held: _Pairs | None, pairs: list[tuple[int, int, float, tuple[str, ...]]], rank: np.ndarray,
-          k: int) -> _Pairs:
-    """Return each paper's k best of the ``held`` pairs and then ``pairs`` (all positive), best first, ties to
-    the lower ``rank``."""
+def _best(earlier: _Pairs | None, pairs: list[Pair], rank: np.ndarray, k: int) -> _Pairs:
+    """Return each paper's k best of the ``earlier`` pairs and then ``pairs`` (all positive), best first, ties
+    to the lower ``rank``."""
     left, right, scores, shared = zip(*pairs) if pairs else ((), (), (), ())
     left_a, right_a = np.array(left, np.int64), np.array(right, np.int64)
     scores_a = np.array(scores, np.float64)
-    if held is not None:
-        left_a, right_a = np.concatenate((held.left(), left_a)), np.concatenate((held.right(), right_a))
-        scores_a, shared = np.concatenate((held.scores(), scores_a)), held.shared + shared
+    if earlier is not None:
+        left_a, right_a = np.concatenate((earlier.left(), left_a)), np.concatenate((earlier.right(), right_a))
+        scores_a, shared = np.concatenate((earlier.scores(), scores_a)), earlier.shared + shared
     if not len(left_a):
         return _Pairs.of(*(np.zeros(0),) * 3, ())
     order = np.lexsort((rank[right_a], -scores_a, left_a))
