@@ -2,9 +2,10 @@
 
 One paper's way through ``make_catalog``: ``merge_listings`` makes one ``_Merged`` of every entry
 that gives its abstract; ``_texts`` renders that abstract and titles it (a ``_Texts``, by position,
-with the order the papers came in); ``_keyphrases`` picks its keyphrases, ``_related`` finds its
-related papers and its place on the map, ``_labelled`` its topics and coined names; ``_paper``
-makes its Paper of all of it, complete, and ``Catalog.assemble`` puts it in its venues and topics.
+with the order the papers came in); ``_keyphrases`` picks its keyphrases; ``related_papers``
+(catalog_related.py) finds its related papers and its place on the map; ``_labelled`` its topics
+and coined names; ``_paper`` makes its Paper of all of it, complete, and ``Catalog.assemble`` puts
+it in its venues and topics.
 """
 
 from __future__ import annotations
@@ -13,9 +14,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from operator import itemgetter
-
-import numpy as np
-from scipy import sparse
 
 from . import workers
 from .collector import paused_gc
@@ -27,13 +25,12 @@ from .enrich.names import method_names
 from .enrich.related import Found
 from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
+from .catalog_related import related_papers
 from .errors import Problem
 from .listing import Listing
 from .memo import Memo
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
 from .overrides import Override
-from .paper_map import Layout, layout
-from .paper_map import places as map_places
 from .progress import Stage
 from .search import TextFields, text_fields
 from .text import folded
@@ -78,7 +75,7 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar.restart("keyphrases")
     phrases = _keyphrases(texts, cache, bar)
     bar.restart("related papers")
-    near = _related(texts, phrases, cache, bar)
+    near = related_papers(texts, phrases, _related_key(texts, phrases), cache, bar)
     if fields is not None:
         search_fields.append(replace(fields.result(), ids=tuple(m.id for m in merged)))
     bar.restart("topics")
@@ -277,113 +274,10 @@ def _analysed_now(texts: _Texts, todo: list[int],
             {texts.keys[row]: terms for row, (_, terms) in zip(todo, both)})
 
 
-@dataclass(frozen=True)
-class _RelatedState:
-    """What a build keeps of its related papers and map for the next one: enough to add papers to them."""
-
-    keys: bytes  # the papers' keys (``_Texts.keys``), oldest first, joined
-    relations: related.Relations
-    places: list[tuple[int, int]]  # each paper's place on the map, oldest first
-    axes: Layout | None  # the map's axes, from the reference papers; None for a map laid out whole
-
-    def is_oldest_of(self, texts: _Texts) -> bool:
-        """Return whether this state's papers are the oldest of ``texts``, in the catalog in the order
-        they had then."""
-        rank = self.relations.rank
-        earlier = texts.oldest[:len(rank)]
-        return (len(self.keys) == 32 * len(rank) <= 32 * len(texts.oldest)
-                and self.keys == texts.keys_oldest_first(len(rank))
-                and np.array_equal(np.argsort(rank, kind="stable"), np.argsort(earlier, kind="stable")))
-
-
-@dataclass(frozen=True)
-class _Related:
-    """Every paper's related papers and its place on the map, by position."""
-
-    found: list[list[Found]]  # (position, score, shared terms) of each related paper: Relations.plain
-    places: list[tuple[int, int]]
-
-
-def _related(texts: _Texts, phrases: _Keyphrases, cache: Cache, bar: Stage) -> _Related:
-    """Return every paper's related papers and its place on the map.
-
-    Both come from the papers' TF-IDF matrix, made of each paper's terms, counted alone (cached, or
-    ``phrases.terms`` already), and are kept (a ``_RelatedState``) under the hash of the reference
-    papers. When the last build's papers are the oldest ones now, in the same order in the catalog,
-    only the new ones are counted and compared with all (``related.extend``), and placed on the map's
-    axes, kept too (a catalog weighed by its oldest papers takes its map's axes from them:
-    ``paper_map.Layout``), or the map is laid out again (a smaller catalog, laid out whole).
-    """
-    memo = cache.stage("related-state", _RelatedState, single=True)
-    key = digest_of(_doc_parts("related-state", [texts.keys[row] for row in texts.reference],
-                               [phrases.picked[row] for row in texts.reference]))
-    last = memo.get(key)
-    if last is not None and not last.is_oldest_of(texts):
-        last = None
-    if last is not None and len(last.relations.rank) == len(texts.docs):
-        bar.advance(len(texts.docs))
-        state = last
-    else:
-        state = (_related_anew(texts, phrases, cache, bar) if last is None
-                 else _related_extended(last, texts, phrases, bar))
-        memo.put(key, state)
-        memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
-    return _Related(state.relations.plain(texts.oldest), _by_position(state.places, texts.oldest))
-
-
-def _related_extended(last: _RelatedState, texts: _Texts, phrases: _Keyphrases, bar: Stage) -> _RelatedState:
-    """Return ``last`` with the papers that came since: their terms counted (as they were analysed, for
-    a new listing) and compared with all papers."""
-    new = texts.oldest[len(last.relations.rank):]
-    bar.advance(len(last.relations.rank))
-    terms = [phrases.terms.get(texts.keys[row]) or related.terms(*texts.docs[row]) for row in new]
-    bar.advance(len(new))
-    bar.note("comparing papers")
-    corpus = related.Corpus(texts.docs, phrases.picked, texts.oldest)
-    relations, (places, axes) = related.extend(last.relations, corpus, terms,
-                                               partial(_lay_out_map, texts, last.axes),
-                                               partial(_free_terms, terms, phrases.terms))
-    return _RelatedState(texts.keys_oldest_first(), relations, places, axes)
-
-
-def _related_anew(texts: _Texts, phrases: _Keyphrases, cache: Cache, bar: Stage) -> _RelatedState:
-    """Return the related papers and map of all papers: each one's terms counted (cached), all compared."""
-    stage = cache.stage("related", related.PaperTerms)
-    terms = stage.map(lambda item: related.terms(*item[1]), list(zip(texts.keys, texts.docs)), itemgetter(0),
-                      bar.advance, phrases.terms)
-    stage.close()
-    bar.note("comparing papers")
-    corpus = related.Corpus(texts.docs, phrases.picked, texts.oldest)
-    relations, (places, axes) = related.relate_beside(corpus, terms, partial(_lay_out_map, texts, None),
-                                                      before_comparing=partial(_free_terms, terms, phrases.terms))
-    return _RelatedState(texts.keys_oldest_first(), relations, places, axes)
-
-
-def _lay_out_map(texts: _Texts, axes: Layout | None,
-                 matrix: sparse.csr_matrix) -> tuple[list[tuple[int, int]], Layout | None]:
-    """Return the places on the map of the papers of ``matrix`` (a row each, oldest first) and its axes:
-    ``axes`` (the last build's) or the reference papers' ones; none for a catalog that is its own
-    reference (reference_papers.reference_count), laid out whole."""
-    if len(texts.oldest) < reference_papers.REFERENCE_MIN:
-        return map_places(matrix), None
-    axes = axes or layout(matrix, len(texts.reference))
-    return axes.places(matrix), axes
-
-
-def _free_terms(terms: list[related.PaperTerms], counted: dict[bytes, related.PaperTerms]) -> None:
-    """Let the papers' terms go: they are in the matrix now."""
-    # Freed before the workers that compare the papers start, not once the catalog is made (0.2 s at
-    # 20,000 papers): freed while they run, the pages of their millions of objects would be copied.
-    terms.clear()
-    counted.clear()
-
-
-def _by_position(placed: list[tuple[int, int]], oldest: list[int]) -> list[tuple[int, int]]:
-    """Return the places of the papers (``placed`` oldest first) by position."""
-    places: list[tuple[int, int]] = [(0, 0)] * len(placed)
-    for row, place in zip(oldest, placed):
-        places[row] = place
-    return places
+def _related_key(texts: _Texts, phrases: _Keyphrases) -> bytes:
+    """Return the key of the related papers' state: the reference papers' inputs and keyphrases."""
+    return digest_of(_doc_parts("related-state", [texts.keys[row] for row in texts.reference],
+                                [phrases.picked[row] for row in texts.reference]))
 
 
 def _doc_parts(stage: str, keys: list[bytes],
