@@ -35,7 +35,7 @@ from papercat.enrich.abstract import render_abstract
 from papercat.enrich.names import method_names
 from papercat.enrich.titles import derive_title, unique_titles
 from papercat.enrich.topics import assign_topics
-from papercat.content import read_content
+from papercat.content.folder import read_content
 from papercat.search import chunk_json
 
 

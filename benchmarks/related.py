@@ -33,7 +33,7 @@ from search_index import make_listings, run_sizes
 from papercat.catalog import make_catalog
 from papercat.enrich.keyphrases import extract_keyphrases
 from papercat.enrich.related import related_papers
-from papercat.content import read_content
+from papercat.content.folder import read_content
 
 STATUS = Path("/proc/self/status")
 

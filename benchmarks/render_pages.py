@@ -33,17 +33,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from search_index import make_listings
 
-from papercat import urls
+from papercat.site import urls
 from papercat.catalog import make_catalog
-from papercat.config import SiteConfig
-from papercat.feeds import feed_pages
-from papercat.history import make_news, update_history
-from papercat.hosting import sitemap_pages
+from papercat.content.config import SiteConfig
+from papercat.site.feeds import feed_pages
+from papercat.content.history import make_news, update_history
+from papercat.site.hosting import sitemap_pages
 from papercat.model import Catalog
-from papercat.pages import shared_context, site_pages
-from papercat.content import listing_ids, read_content
-from papercat.render import make_environment, render_page
-from papercat.urls import normalise_base_url
+from papercat.site.pages import shared_context, site_pages
+from papercat.content.folder import listing_ids, read_content
+from papercat.site.render import make_environment, render_page
+from papercat.site.urls import normalise_base_url
 
 
 def load(papers: int, cache_dir: Path | None):

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from papercat.catalog import make_catalog
 from papercat.enrich.abstract import plain_text
-from papercat.content import read_content
+from papercat.content.folder import read_content
 from papercat.search import files as search_files_module
 from papercat.search import search_files
 

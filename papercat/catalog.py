@@ -27,10 +27,10 @@ from .enrich.titles import derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
 from .catalog_related import related_papers
 from .errors import Problem
-from .listing import Listing
+from .content.listing import Listing
 from .memo import Memo
 from .model import Catalog, Link, Paper, RelatedPaper, Source, Topic, TopicMatch, Venue
-from .overrides import Override
+from .content.overrides import Override
 from .progress import Stage
 from .search import TextFields, text_fields
 from .text import folded

@@ -17,8 +17,8 @@ from scipy import sparse
 from .enrich import reference_papers, related
 from .enrich.related import Found
 from .incremental.memo import Cache
-from .paper_map import Layout, layout
-from .paper_map import places as map_places
+from .enrich.paper_map import Layout, layout
+from .enrich.paper_map import places as map_places
 from .progress import Stage
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from .errors import StrictWarnings
 from .pipeline import Paths, Result, build
 from .progress import NO_PROGRESS, Progress, ProgressLogHandler, terminal_progress
 from .serve import serve
-from .urls import BASE_URL
+from .site.urls import BASE_URL
 
 
 class DefaultGroup(click.Group):

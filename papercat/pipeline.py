@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING
 
 from .collector import paused_gc
 from .incremental.memo import Cache, open_cache
-from .content import Content, listing_ids, read_content
+from .content.folder import Content, listing_ids, read_content
 from .errors import ContentError, Problem, StrictWarnings
-from .history import HISTORY_FILE, History, News, make_news, save_history, source_date, update_history
+from .content.history import HISTORY_FILE, History, News, make_news, save_history, source_date, update_history
 from .model import Catalog
-from .overrides import unknown_ids
+from .content.overrides import unknown_ids
 from .progress import NO_PROGRESS, Progress, Stage
-from .site_files import Folders, SiteSources, make_site_files
-from .swap import clear_beside
+from .site.files import Folders, SiteSources, make_site_files
+from .output.swap import clear_beside
 from .incremental.manifest import Inputs, Summary, built_site, last_pages, read_inputs, remember
-from .urls import normalise_base_url
-from .writer import Staged, Staging, WriteReport
+from .site.urls import normalise_base_url
+from .output.writer import Staged, Staging, WriteReport
 
 # The catalog's, the pages' and the search index's modules bring numpy, scipy, nh3 and latex2mathml
 # (most of the time Python takes to start a build): the steps that use them import them, so a build

@@ -29,11 +29,11 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 import click
 import watchfiles
 
-from .config import load_site_config
+from .content.config import load_site_config
 from .errors import CatalogError, StrictWarnings
-from .listing import display_path
+from .content.listing import display_path
 from .pipeline import Paths, Result, build
-from .urls import base_path
+from .site.urls import base_path
 
 HOST = "127.0.0.1"
 SPECIAL = "__papercat__/"  # the server's own files, below the base path

@@ -66,7 +66,7 @@ def small_content(make_content):
 def bundled() -> list[tuple[str, str]]:
     """The bundled papers as (title, plain abstract): what the build gives keyphrases and related papers."""
     from papercat.catalog import make_catalog
-    from papercat.content import read_content
+    from papercat.content.folder import read_content
 
     content, _ = read_content(BUNDLED)
     catalog, _ = make_catalog(list(content.listings), content.taxonomy)

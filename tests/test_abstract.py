@@ -20,7 +20,7 @@ from papercat.enrich.abstract import mathml as mathml_module
 from papercat.enrich.abstract import render as render_module
 from papercat.enrich.abstract import tokens as tokens_module
 from papercat.model import Link
-from papercat.content import read_content
+from papercat.content.folder import read_content
 from papercat.search import terms as search
 from tests.conftest import BUNDLED
 

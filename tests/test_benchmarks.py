@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import realtext
 from memory import PeakSampler, descendants, run_sampled
-from papercat.listing import parse_listing
+from papercat.content.listing import parse_listing
 
 NUMBER = r"[\d,]+(?:\.\d+)?"
 

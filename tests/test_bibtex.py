@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from papercat.bibtex import BOOKTITLES, bibtex_entry, booktitle, citation_key
+from papercat.site.bibtex import BOOKTITLES, bibtex_entry, booktitle, citation_key
 
 AUTHORS = ["Junhao Zheng", "Xidi Cai", "Shengjie Qiu", "Qianli Ma"]
 TITLE = "Spurious Forgetting in Continual Learning of Language Models"

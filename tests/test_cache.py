@@ -17,8 +17,10 @@ from click.testing import CliRunner
 from lunr.builder import Builder
 
 from papercat.incremental import memo, memo_file
-from papercat import catalog, paper_map, search
-from papercat import listing as listing_module
+from papercat import catalog
+from papercat.enrich import paper_map
+from papercat import search
+from papercat.content import listing as listing_module
 from papercat.collector import paused_gc
 from papercat.incremental.memo import Cache, digest
 from papercat.incremental.memo_file import seal
@@ -201,7 +203,7 @@ def test_a_listing_with_problems_is_parsed_again_and_reported_every_build(conten
 
 
 def test_a_cached_listing_is_the_parsed_one_wherever_it_lies(content, tmp_path):
-    from papercat.content import read_content
+    from papercat.content.folder import read_content
     folder = content("c")
     cache = Cache(tmp_path / "cache")
     parsed, problems = read_content(folder, cache)
@@ -694,7 +696,7 @@ def test_an_empty_catalog_has_an_empty_index():
 @pytest.fixture(scope="module")
 def bundled_catalog():
     from papercat.catalog import make_catalog
-    from papercat.content import read_content
+    from papercat.content.folder import read_content
     from tests.conftest import BUNDLED
     loaded, _ = read_content(BUNDLED)
     found, _ = make_catalog(list(loaded.listings), loaded.taxonomy)

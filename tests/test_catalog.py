@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from papercat.catalog import make_catalog
-from papercat.listing import parse_listing
+from papercat.content.listing import parse_listing
 from papercat.model import Link, TopicMatch
-from papercat.overrides import Override
+from papercat.content.overrides import Override
 from papercat.text import paper_id
 from tests.conftest import ABSTRACT_A, ABSTRACT_B, ABSTRACT_C
 
@@ -78,7 +78,7 @@ def test_every_paper_has_a_title_topics_and_its_links():
 
 
 def test_two_abstracts_with_one_id_is_an_error(monkeypatch):
-    monkeypatch.setattr("papercat.listing.paper_id", lambda text: "000000000000")
+    monkeypatch.setattr("papercat.content.listing.paper_id", lambda text: "000000000000")
     _, problems = catalog_of(f"ICML 2025 Papers\n\n{ABSTRACT_A}\n\n{ABSTRACT_B}\n")
     assert [str(p) for p in problems] == [
         "listings/0.txt:5: two different abstracts have the id 000000000000; expected distinct ids "

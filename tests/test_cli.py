@@ -32,7 +32,7 @@ def test_the_summary_writes_large_counts_as_the_progress_lines_do(tmp_path, caps
 
     from papercat.cli import _summarise
     from papercat.pipeline import Paths, Result
-    from papercat.writer import WriteReport
+    from papercat.output.writer import WriteReport
 
     written = tuple(f"papers/{n}.html" for n in range(1_500))
     result = Result(None, (), 21_054, 17.1, True, {"read": 0.4}, WriteReport(written, 19_554, ("a", "b")),

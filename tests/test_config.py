@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from papercat.config import SiteConfig, load_site_config, load_taxonomy
+from papercat.content.config import SiteConfig, load_site_config, load_taxonomy
 from tests.conftest import BUNDLED
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from papercat.history import (
+from papercat.content.history import (
     Arrival,
     History,
     dump_history,

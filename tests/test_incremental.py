@@ -10,8 +10,8 @@ import re
 import shutil
 from pathlib import Path
 
-from papercat import pages
-from papercat.history import HISTORY_FILE, load_history
+from papercat.site import pages
+from papercat.content.history import HISTORY_FILE, load_history
 from papercat.pipeline import Paths, build
 from tests.conftest import tree
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from papercat.listing import parse_header, parse_listing, read_listings
+from papercat.content.listing import parse_header, parse_listing, read_listings
 from tests.conftest import ABSTRACT_A, ABSTRACT_B
 
 

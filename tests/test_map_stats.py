@@ -15,9 +15,9 @@ from scipy import sparse
 
 from papercat.enrich.related import terms
 from papercat.enrich.related.matrix import _matrix
-from papercat.paper_map import SIZE, layout, places, principal_components, short
+from papercat.enrich.paper_map import SIZE, layout, places, principal_components, short
 from papercat.pipeline import Paths, build
-from papercat.stats import SHADES, shade
+from papercat.site.stats import SHADES, shade
 from tests.conftest import BUNDLED
 
 MAP = "map/index.html"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from papercat.config import load_taxonomy
-from papercat.listing import read_listings
-from papercat.overrides import Override, link_label, load_overrides, unknown_ids
+from papercat.content.config import load_taxonomy
+from papercat.content.listing import read_listings
+from papercat.content.overrides import Override, link_label, load_overrides, unknown_ids
 from papercat.text import paper_id
 from tests.conftest import BUNDLED, ROOT
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from markupsafe import Markup
 
-from papercat import site_files
+from papercat.site import files as site_files
 from papercat.incremental.pagekeys import Keys
 from papercat.pipeline import PROJECT_ROOT, Paths, build
 from papercat.search import files as search

@@ -11,7 +11,7 @@ import pytest
 
 from papercat.errors import CatalogError, ContentError, StrictWarnings
 from papercat.pipeline import Paths, build
-from papercat.writer import MARKER
+from papercat.output.writer import MARKER
 from tests.conftest import ABSTRACT_A, BUNDLED, ROOT, tree
 
 GOLDEN = ROOT / "tests" / "golden" / "site"
@@ -72,7 +72,7 @@ def test_papers_json_is_written_as_json_dumps_would_write_it():
     import random
 
     from papercat.model import Catalog, Link, Paper, RelatedPaper, Source, TopicMatch, Venue
-    from papercat.pages import papers_json
+    from papercat.site.pages import papers_json
     rng = random.Random(7)
     texts = ["", "plain", "é ü ✓ 🎉", 'quote " back\\slash', "new\nline\ttab", "\u2028\u2029\x00\x1f", "</script>"]
 

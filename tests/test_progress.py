@@ -17,7 +17,7 @@ from papercat.cli import main
 from papercat.pipeline import Paths, build
 from papercat.progress import NO_PROGRESS, BarProgress, LineProgress, Progress, terminal_progress, wants_bars
 from papercat.serve import Builder
-from papercat.writer import MARKER
+from papercat.output.writer import MARKER
 from tests.conftest import ABSTRACT_A
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,7 +29,7 @@ from papercat.enrich.related import scorer as scorer_module
 from papercat.enrich.related.matrix import _matrix
 from papercat.enrich.related.neighbours import MAX_SHARED
 from papercat.enrich.related.scorer import DECIMALS
-from papercat.paper_map import places
+from papercat.enrich.paper_map import places
 from papercat.text import folded
 from tests.conftest import BUNDLED, ROOT
 
@@ -329,7 +329,7 @@ def test_the_later_papers_copies_are_found_by_the_earlier_ones_sums(collide, mon
 
 def test_relate_of_terms_gives_the_golden_related_papers():
     from papercat.catalog import make_catalog, merge_listings
-    from papercat.content import read_content
+    from papercat.content.folder import read_content
     content, _ = read_content(BUNDLED)
     catalog, _ = make_catalog(list(content.listings), content.taxonomy)
     by_id = {p.id: p for p in catalog.papers}

@@ -10,8 +10,8 @@ import jinja2
 import pytest
 from markupsafe import Markup, escape
 
-from papercat.config import SiteConfig
-from papercat.render import Page, make_environment, render_page
+from papercat.content.config import SiteConfig
+from papercat.site.render import Page, make_environment, render_page
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 

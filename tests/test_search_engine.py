@@ -14,7 +14,7 @@ import pytest
 
 from papercat.catalog import make_catalog
 from papercat.enrich.abstract import plain_text
-from papercat.content import read_content
+from papercat.content.folder import read_content
 from papercat.pipeline import Paths, build
 from papercat.search import files as search_module
 from papercat.search import search_docs, search_files

@@ -17,7 +17,7 @@ from papercat.incremental.memo import Cache, open_cache
 from papercat.catalog import make_catalog
 from papercat.enrich.abstract import plain_text
 from papercat.enrich.names import method_names
-from papercat.content import read_content
+from papercat.content.folder import read_content
 from papercat.pipeline import Paths, build
 from papercat.search import (
     CHUNK_TARGET,

@@ -44,7 +44,7 @@ def slugs(matches: tuple[TopicMatch, ...]) -> list[str]:
 
 
 def load_taxonomy() -> tuple[Topic, ...]:
-    # Deliberately minimal: the validating loader lives in papercat.config.
+    # Deliberately minimal: the validating loader lives in papercat.content.config.
     data = yaml.safe_load((CONTENT / "topics.yaml").read_text(encoding="utf-8"))
     return tuple(
         Topic(

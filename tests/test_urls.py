@@ -7,7 +7,7 @@ import posixpath
 
 import pytest
 
-from papercat import urls
+from papercat.site import urls
 
 PAGES = ["index.html", "venues/index.html", "venues/icml-2025.html", "papers/abc.html", "search/index.html",
          "new/index.html", "a/b/c/d.html", "feeds/topics/x.xml", "static/style.css", "papers.json",

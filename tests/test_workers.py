@@ -243,7 +243,7 @@ def test_workers_stage_their_pages_into_the_site_as_a_loop_does_and_a_failure_le
         from pathlib import Path
         sys.path.insert(0, "benchmarks")
         from search_index import make_listings
-        from papercat import writer
+        from papercat.output import writer
         from papercat.errors import CatalogError
         from papercat.pipeline import PROJECT_ROOT, Paths, build
         from tests.conftest import ABSTRACT_A, tree

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from papercat.errors import CatalogError
-from papercat.writer import MARKER, Staging, WriteReport
+from papercat.output.writer import MARKER, Staging, WriteReport
 
 
 def _write(files: dict[str, bytes], out) -> WriteReport:
@@ -218,7 +218,7 @@ def test_an_earlier_site_left_aside_by_a_swap_cut_short_is_put_back_first(tmp_pa
 
 
 def test_without_an_exchange_of_folders_the_site_is_swapped_in_two_renames(tmp_path, monkeypatch):
-    from papercat import swap
+    from papercat.output import swap
 
     monkeypatch.setattr(swap, "exchange", lambda first, second: False)
     site = tmp_path / "site"

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from papercat.writer import MARKER
+from papercat.output.writer import MARKER
 from tests.conftest import ABSTRACT_C, BUNDLED, ROOT, tree
 
 ENV = {**os.environ, "SOURCE_DATE_EPOCH": "1764374400", "PYTHONPATH": str(ROOT)}
 BESIDE = [".papercat-cache", "content", "site"]  # what a project folder holds after a good build
 STAGING = ".site.new-"
 # The fallback for systems without renameat2(RENAME_EXCHANGE): the same build, with the call "missing".
-NO_EXCHANGE = ("import sys, papercat.swap as s; s.exchange = lambda a, b: False; "
+NO_EXCHANGE = ("import sys, papercat.output.swap as s; s.exchange = lambda a, b: False; "
                "from papercat.cli import main; sys.argv[0] = 'build.py'; main()")
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import Problem
-from ..writer import Staged, read_listed, site_listing
+from ..output.writer import Staged, read_listed, site_listing
 from .memo import Cache
 from .memo_file import code_fingerprint, digest_of
 from .pagekeys import LastFile, PageKey

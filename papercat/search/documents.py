@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import urls
+from ..site import urls
 from ..incremental.memo import digest
 from ..model import Catalog, Paper
 

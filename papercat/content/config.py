@@ -8,9 +8,9 @@ from pathlib import Path
 
 import yaml
 
-from .errors import Problem
-from .model import Topic
-from .urls import BASE_URL, normalise_base_url
+from ..errors import Problem
+from ..model import Topic
+from ..site.urls import BASE_URL, normalise_base_url
 from .yamlcheck import YamlChecker, compose, read_mapping
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .errors import Problem
+from ..errors import Problem
 from .yamlcheck import YamlChecker, describe, read_mapping
 
 PAPER_ID = re.compile(r"^[0-9a-f]{12}$")

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .incremental.memo import Cache, digest
-from .errors import Problem
-from .model import Venue
-from .text import clean_line, join_wrapped, paper_id, slugify
+from ..incremental.memo import Cache, digest
+from ..errors import Problem
+from ..model import Venue
+from ..text import clean_line, join_wrapped, paper_id, slugify
 
 LISTING_GLOB = "*.txt"
 HEADER_EXAMPLE = '"ICML 2025 Papers"'

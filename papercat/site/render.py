@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 
 from . import urls
-from .text import first_sentence
+from ..text import first_sentence
 
 # Every page's Content-Security-Policy (a meta tag: a static host sets no headers). Scripts,
 # styles, the search worker and its data all come from the site itself; nothing inline runs.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import urls
-from .history import News
-from .model import Catalog, Paper
+from ..content.history import News
+from ..model import Catalog, Paper
 from .render import Page
 
 # A feed carries the newest papers only: a reader polls it for what arrived, and 20,000 entries

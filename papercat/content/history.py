@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import Problem
+from ..errors import Problem
 from .yamlcheck import YamlChecker, read_mapping
 
 HISTORY_FILE = "history.yaml"

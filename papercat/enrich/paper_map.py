@@ -20,7 +20,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, svds
 
-from .model import Catalog
+from ..model import Catalog
 
 SIZE = 1000  # the map's viewBox is SIZE x SIZE units
 MARGIN = 20  # units kept free at each edge, so a dot is never cut by the frame

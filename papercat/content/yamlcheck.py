@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import Problem
+from ..errors import Problem
 
 
 class YamlChecker:

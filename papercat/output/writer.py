@@ -24,8 +24,8 @@ from functools import partial
 from pathlib import Path
 from types import TracebackType
 
-from .errors import CatalogError
-from .incremental.pagekeys import PageKey
+from ..errors import CatalogError
+from ..incremental.pagekeys import PageKey
 from .swap import STAGING, clear_leftovers, lock_beside, remove_tree, swap
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.

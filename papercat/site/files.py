@@ -17,21 +17,23 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import jinja2
 
-from . import urls, workers
-from .config import SiteConfig
-from .errors import CatalogError
+from . import urls
+
+from .. import workers
+from ..content.config import SiteConfig
+from ..errors import CatalogError
 from .feeds import feed_pages
-from .history import News
+from ..content.history import News
 from .hosting import robots_txt, sitemap_pages
-from .listing import display_path
-from .model import Catalog
-from .incremental.pagekeys import Keys, LastFile, PageKey
-from .progress import Stage
+from ..content.listing import display_path
+from ..model import Catalog
+from ..incremental.pagekeys import Keys, LastFile, PageKey
+from ..progress import Stage
 from .render import Page, make_environment, render_page
-from .writer import Staged, Staging
+from ..output.writer import Staged, Staging
 
 if TYPE_CHECKING:
-    from .search import IndexFile, SearchWork
+    from ..search import IndexFile, SearchWork
 
 log = logging.getLogger(__name__)
 

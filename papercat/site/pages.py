@@ -12,12 +12,12 @@ from markupsafe import Markup
 
 from . import urls
 from .bibtex import bibtex_entry
-from .collector import paused_gc
-from .config import SiteConfig
-from .history import News
-from .memo import Memo
-from .model import Catalog, Paper, Venue
-from .paper_map import paper_map
+from ..collector import paused_gc
+from ..content.config import SiteConfig
+from ..content.history import News
+from ..memo import Memo
+from ..model import Catalog, Paper, Venue
+from ..enrich.paper_map import paper_map
 from .render import Page
 from .stats import catalog_stats
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Catalog, Topic, Venue
+from ..model import Catalog, Topic, Venue
 
 SHADES = 5  # heat-map classes h0 (none) .. h4 (the most) in style.css
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .incremental.memo import Cache
+from ..incremental.memo import Cache
 from .config import SiteConfig, load_site_config, load_taxonomy
-from .errors import CatalogError, Problem
+from ..errors import CatalogError, Problem
 from .history import HISTORY_FILE, History, ListingIds, load_history
 from .listing import Listing, display_path, read_listings
-from .model import Topic
+from ..model import Topic
 from .overrides import Override, load_overrides
 
 

@@ -1,0 +1,1 @@
+"""Reading the content folder: listings, site.yaml, topics.yaml, papers.yaml, history.yaml."""

@@ -1,0 +1,1 @@
+"""The site's files: which pages exist, their templates' context, feeds, sitemaps, the data files."""
