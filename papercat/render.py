@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from . import urls
+from .memo import Memo
 from .text import first_sentence
 
 # Every page's Content-Security-Policy (a meta tag: a static host sets no headers). Scripts,
@@ -43,6 +44,22 @@ def _link(page_path: str, link_base: str | None, target: str) -> str:
     return link_base + target if link_base else urls.relative(page_path, target)
 
 
+# url() of each folder's pages, by folder and link_base (a few in all): the pages of a folder link
+# to the same targets (the header's, each other), so a link is worked out once per folder and then
+# looked up, a dict's own __getitem__ with no Python in between. A bound, for links to every paper.
+_LINKS: dict[tuple[str, str | None], Callable[[str], str]] = {}
+_LINKS_LIMIT = 1_000_000
+
+
+def _url(page_path: str, link_base: str | None) -> Callable[[str], str]:
+    """Return url() of the pages of the folder of ``page_path`` (see _link)."""
+    key = (page_path.rpartition("/")[0], link_base)
+    url = _LINKS.get(key)
+    if url is None:
+        url = _LINKS[key] = Memo(partial(_link, page_path, link_base), _LINKS_LIMIT).__getitem__
+    return url
+
+
 @jinja2.pass_context
 def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
     """Return the absolute URL of a site-relative ``target``; needs the site's base_url."""
@@ -66,6 +83,10 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # One environment per build: a template need not be checked for changes on every page (two
+        # stat calls), and its few templates are kept in a plain dict, not an LRU cache that locks.
+        auto_reload=False,
+        cache_size=-1,
     )
     env.globals.update(
         absolute=_absolute,
@@ -94,6 +115,6 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any],
     """Render one page to UTF-8 bytes (``own``: its own context, if already made)."""
     if own is None:
         own = page.own_context()
-    url = partial(_link, page.path, own.get("link_base"))
+    url = _url(page.path, own.get("link_base"))
     html = env.get_template(page.template).render({**shared, **own, "page_path": page.path, "url": url})
     return html.encode("utf-8")
