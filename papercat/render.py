@@ -44,20 +44,31 @@ def _link(page_path: str, link_base: str | None, target: str) -> str:
     return link_base + target if link_base else urls.relative(page_path, target)
 
 
-# url() of each folder's pages, by folder and link_base (a few in all): the pages of a folder link
-# to the same targets (the header's, each other), so a link is worked out once per folder and then
-# looked up, a dict's own __getitem__ with no Python in between. A bound, for links to every paper.
-_LINKS: dict[tuple[str, str | None], Callable[[str], str]] = {}
+# The links of each folder's pages, by folder and link_base (a few in all): the pages of a folder
+# link to the same targets (the header's, each other), so a link is worked out once per folder and
+# then looked up. Templates look links up in these mappings rather than calling url(): a call goes
+# through Jinja's Context.call, which costs more than the link (a paper page made about 40), where a
+# lookup is a dict's. links[target] is url(target); paper_links[id] is url(paper_path(id)), and so
+# are venue_links[slug] and topic_links[slug]. Bounded, for links to every paper.
+_LINKS: dict[tuple[str, str | None], dict[str, Any]] = {}
 _LINKS_LIMIT = 1_000_000
 
 
-def _url(page_path: str, link_base: str | None) -> Callable[[str], str]:
-    """Return url() of the pages of the folder of ``page_path`` (see _link)."""
+def _links(page_path: str, link_base: str | None) -> dict[str, Any]:
+    """Return url() and the mappings of links (links, paper_links...) of the folder of ``page_path``."""
     key = (page_path.rpartition("/")[0], link_base)
-    url = _LINKS.get(key)
-    if url is None:
-        url = _LINKS[key] = Memo(partial(_link, page_path, link_base), _LINKS_LIMIT).__getitem__
-    return url
+    names = _LINKS.get(key)
+    if names is None:
+        link = partial(_link, page_path, link_base)
+        links = Memo(link, _LINKS_LIMIT)
+        names = _LINKS[key] = {
+            "url": links.__getitem__,
+            "links": links,
+            "paper_links": Memo(lambda paper_id: links[urls.paper_path(paper_id)], _LINKS_LIMIT),
+            "venue_links": Memo(lambda slug: links[urls.venue_path(slug)], _LINKS_LIMIT),
+            "topic_links": Memo(lambda slug: links[urls.topic_path(slug)], _LINKS_LIMIT),
+        }
+    return names
 
 
 @jinja2.pass_context
@@ -115,6 +126,6 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any],
     """Render one page to UTF-8 bytes (``own``: its own context, if already made)."""
     if own is None:
         own = page.own_context()
-    url = _url(page.path, own.get("link_base"))
-    html = env.get_template(page.template).render({**shared, **own, "page_path": page.path, "url": url})
+    links = _links(page.path, own.get("link_base"))
+    html = env.get_template(page.template).render({**shared, **own, "page_path": page.path, **links})
     return html.encode("utf-8")
