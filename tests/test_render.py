@@ -33,6 +33,16 @@ def test_url_links_from_the_page_being_rendered(path, links):
     assert render(source, path) == links  # again, from the links remembered for the folder
 
 
+@pytest.mark.parametrize("path", ["index.html", "papers/a.html", "venues/v.html", "404.html"])
+def test_links_are_url_of_their_targets(path):
+    source = ("{{ paper_links['b'] }} {{ venue_links['v'] }} {{ topic_links['t'] }} {{ links[SEARCH] }}|"
+              "{{ url(paper_path('b')) }} {{ url(venue_path('v')) }} {{ url(topic_path('t')) }} "
+              "{{ url(SEARCH) }}")
+    context = {"link_base": "/repo/"} if path == "404.html" else {}
+    short, long = render(source, path, context).split("|")
+    assert short == long
+
+
 def test_url_starts_with_link_base_when_a_page_gives_one():
     assert render("{{ url(SEARCH) }}", "404.html", {"link_base": "/repo/"}) == "/repo/search/index.html"
 

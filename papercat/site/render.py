@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from . import urls
+from ..memo import Memo
 from ..text import first_sentence
 
 # Every page's Content-Security-Policy (a meta tag: a static host sets no headers). Scripts,
@@ -43,6 +44,33 @@ def _link(page_path: str, link_base: str | None, target: str) -> str:
     return link_base + target if link_base else urls.relative(page_path, target)
 
 
+# The links of each folder's pages, by folder and link_base (a few in all): the pages of a folder
+# link to the same targets (the header's, each other), so a link is worked out once per folder and
+# then looked up. Templates look links up in these mappings rather than calling url(): a call goes
+# through Jinja's Context.call, which costs more than the link (a paper page made about 40), where a
+# lookup is a dict's. links[target] is url(target); paper_links[id] is url(paper_path(id)), and so
+# are venue_links[slug] and topic_links[slug]. Bounded, for links to every paper.
+_LINKS: dict[tuple[str, str | None], dict[str, Any]] = {}
+_LINKS_LIMIT = 1_000_000
+
+
+def _links(page_path: str, link_base: str | None) -> dict[str, Any]:
+    """Return url() and the mappings of links (links, paper_links...) of the folder of ``page_path``."""
+    key = (page_path.rpartition("/")[0], link_base)
+    names = _LINKS.get(key)
+    if names is None:
+        link = partial(_link, page_path, link_base)
+        links = Memo(link, _LINKS_LIMIT)
+        names = _LINKS[key] = {
+            "url": links.__getitem__,
+            "links": links,
+            "paper_links": Memo(lambda paper_id: links[urls.paper_path(paper_id)], _LINKS_LIMIT),
+            "venue_links": Memo(lambda slug: links[urls.venue_path(slug)], _LINKS_LIMIT),
+            "topic_links": Memo(lambda slug: links[urls.topic_path(slug)], _LINKS_LIMIT),
+        }
+    return names
+
+
 @jinja2.pass_context
 def _absolute(ctx: jinja2.runtime.Context, target: str) -> str:
     """Return the absolute URL of a site-relative ``target``; needs the site's base_url."""
@@ -66,6 +94,10 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # One environment per build: a template need not be checked for changes on every page (two
+        # stat calls), and its few templates are kept in a plain dict, not an LRU cache that locks.
+        auto_reload=False,
+        cache_size=-1,
     )
     env.globals.update(
         absolute=_absolute,
@@ -94,6 +126,6 @@ def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any],
     """Render one page to UTF-8 bytes (``own``: its own context, if already made)."""
     if own is None:
         own = page.own_context()
-    url = partial(_link, page.path, own.get("link_base"))
-    html = env.get_template(page.template).render({**shared, **own, "page_path": page.path, "url": url})
+    links = _links(page.path, own.get("link_base"))
+    html = env.get_template(page.template).render({**shared, **own, "page_path": page.path, **links})
     return html.encode("utf-8")
