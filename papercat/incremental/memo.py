@@ -248,11 +248,17 @@ class Stage:
     def _part_entries(self) -> tuple[dict[bytes, Any], bytes, bool]:
         """Return the entries of ``part``, its key and whether it is appended."""
         loaded = self.loaded or {}
-        if (not self.single and not self.rewrite and loaded and 0 < self.parts < MAX_PARTS
-                and loaded.keys() <= self.used.keys() and all(self.used[k] is v for k, v in loaded.items())):
+        if self._can_append(loaded):
             return {k: v for k, v in self.used.items() if k not in loaded}, NO_KEY, True
         key = next(iter(self.used)) if self.single and len(self.used) == 1 else NO_KEY
         return self.used, key, False
+
+    def _can_append(self, loaded: dict[bytes, Any]) -> bool:
+        """Return whether the entries this build added may go in a part of their own: it used every
+        entry of a sound file of fewer than MAX_PARTS parts, as it was."""
+        if self.single or self.rewrite or not loaded or not 0 < self.parts < MAX_PARTS:
+            return False
+        return loaded.keys() <= self.used.keys() and all(self.used[k] is v for k, v in loaded.items())
 
 
 class Cache:
@@ -291,8 +297,22 @@ class Cache:
         if self.folder is None:
             return []
         changed = [stage for stage in self.stages.values() if stage.changed()]
-        if not changed:
+        if not changed or not self._folder_ready():
             return []
+        written = [stage.name for stage in changed if self._write(stage)]
+        self._close_spill()
+        return written
+
+    def _close_spill(self) -> None:
+        """Close the temporary file of spilled payloads once none is left in it (a server rebuilding
+        all day starts a new one)."""
+        if self._spill is not None and all(s.sealed is None for s in self.stages.values()):
+            self._spill.close()
+            self._spill = None
+
+    def _folder_ready(self) -> bool:
+        """Make the cache folder, marked as a cache, if it is not there; return whether it can be written."""
+        assert self.folder is not None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             tag = self.folder / "CACHEDIR.TAG"
@@ -301,24 +321,22 @@ class Cache:
         except OSError as exc:
             log.warning("cache folder %s cannot be written (%s); the next build computes everything again",
                         self.folder, exc)
-            return []
-        written = []
-        for stage in changed:
-            part = stage.sealed if stage.sealed is not None else stage.part()
-            try:  # the header and the payload, not the two joined: a copy of up to ~100 MB spared
-                payload = part.data()
-                write_atomically(stage.path, part_header(stage.name, payload, key=part.key), payload,
-                                  after=part.appended)
-            except OSError as exc:
-                log.warning("cache file %s cannot be written (%s)", stage.path, exc)
-                continue
-            stage.parts = stage.parts + 1 if part.appended else 1
-            stage.loaded, stage.added, stage.rewrite, stage.sealed = dict(stage.used), 0, False, None
-            written.append(stage.name)
-        if self._spill is not None and all(s.sealed is None for s in self.stages.values()):
-            self._spill.close()  # nothing left in it (a server rebuilding all day starts a new one)
-            self._spill = None
-        return written
+            return False
+        return True
+
+    def _write(self, stage: Stage) -> bool:
+        """Write a changed stage's file (or append its new part); return whether it was written."""
+        part = stage.sealed if stage.sealed is not None else stage.part()
+        try:  # the header and the payload, not the two joined: a copy of up to ~100 MB spared
+            payload = part.data()
+            write_atomically(stage.path, part_header(stage.name, payload, key=part.key), payload,
+                             after=part.appended)
+        except OSError as exc:
+            log.warning("cache file %s cannot be written (%s)", stage.path, exc)
+            return False
+        stage.parts = stage.parts + 1 if part.appended else 1
+        stage.loaded, stage.added, stage.rewrite, stage.sealed = dict(stage.used), 0, False, None
+        return True
 
     def summary(self) -> dict[str, tuple[int, int]]:
         """Return (hits, misses) per stage used, for benchmarks and tests."""

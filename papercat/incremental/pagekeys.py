@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,18 +204,23 @@ def _plain(value: Any) -> Any:
     properties its __dict__ may hold). Anything else raises TypeError: its page is not keyed.
     """
     kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
+    if kind in _SCALARS:
         return value
-    if kind is tuple or kind is list:
-        return [kind.__name__, *map(_plain, value)]
-    if kind is dict:
-        return ["dict", *([_plain(k), _plain(v)] for k, v in value.items())]
-    if kind is Markup:
-        return ["Markup", str.__str__(value)]
-    if kind is bytes:
-        return ["bytes", value.hex()]
+    tagged = _TAGGED.get(kind)
+    if tagged is not None:
+        return tagged(value)
     names = _field_names(kind)
     return [names[0], *(_plain(getattr(value, name)) for name in names[1:])]
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # what JSON has a kind of its own for
+_TAGGED: dict[type, Callable[[Any], list[Any]]] = {  # the other kinds, each as a list tagged with its kind
+    tuple: lambda value: ["tuple", *map(_plain, value)],
+    list: lambda value: ["list", *map(_plain, value)],
+    dict: lambda value: ["dict", *([_plain(k), _plain(v)] for k, v in value.items())],
+    Markup: lambda value: ["Markup", str.__str__(value)],
+    bytes: lambda value: ["bytes", value.hex()],
+}
 
 
 @functools.cache
