@@ -147,8 +147,6 @@ def test_without_an_atomic_exchange_the_next_build_completes_an_interrupted_swap
     _assert_next_build_completes(project, versions, fallback=True)
 
 
-@pytest.mark.xfail(reason="a worker forked by parallel.made_beside prints the traceback of its KeyboardInterrupt "
-                          "(parallel.py, which the worker pool's redesign replaces)", strict=False)
 def test_ctrl_c_prints_no_traceback(project, versions):
     done = _interrupted(project, signal.SIGINT, True, Moment(STAGED, 0.0))  # while the pages render
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
