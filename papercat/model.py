@@ -126,15 +126,26 @@ class Catalog:
         ordered_venues = sorted_venues(venues)
         by_venue = {v.slug: tuple(by_id[i] for i in venue_order[v.slug]) for v in ordered_venues}
         ordered = [by_id[i] for i in paper_order(ordered_venues, venue_order, {p.id: p.venue for p in papers})]
-        in_topic: dict[str, list[Paper]] = {}  # one pass over the papers, not one per topic
-        for p in ordered:
-            for slug in p.topic_slugs:
-                listed = in_topic.setdefault(slug, [])
-                if not listed or listed[-1] is not p:  # once, even for a topic the paper has twice
-                    listed.append(p)
-        kept_topics = tuple(t for t in topics if t.slug in in_topic or t.slug != "other")
+        in_topic = papers_by_topic(ordered)
+        kept_topics = used_topics(topics, in_topic)
         by_topic = {t.slug: tuple(in_topic.get(t.slug, ())) for t in kept_topics}
         return cls(tuple(ordered), tuple(ordered_venues), kept_topics, by_venue, by_topic, places)
+
+
+def papers_by_topic(papers: list[Paper]) -> dict[str, list[Paper]]:
+    """Return each topic slug's papers, in the order given; topics no paper has are absent."""
+    in_topic: dict[str, list[Paper]] = {}  # one pass over the papers, not one per topic
+    for p in papers:
+        for slug in p.topic_slugs:
+            listed = in_topic.setdefault(slug, [])
+            if not listed or listed[-1] is not p:  # once, even for a topic the paper has twice
+                listed.append(p)
+    return in_topic
+
+
+def used_topics(topics: list[Topic], in_topic: dict[str, list[Paper]]) -> tuple[Topic, ...]:
+    """Return the taxonomy's topics, leaving out "Other" when no paper is in it."""
+    return tuple(t for t in topics if t.slug in in_topic or t.slug != "other")
 
 
 def sorted_venues(venues: list[Venue]) -> list[Venue]:

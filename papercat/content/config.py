@@ -60,55 +60,85 @@ def load_taxonomy(path: Path, shown: str) -> tuple[tuple[Topic, ...], list[Probl
     if problems or root is None:
         return (), problems or [Problem(shown, 1, "the file is empty; expected a 'topics:' list")]
     check = YamlChecker(shown)
+    node = _topics_list(check, root)
+    if node is None:
+        return (), check.problems
+    return _unique_topics(check, node), check.problems
+
+
+def _topics_list(check: YamlChecker, root: yaml.Node) -> yaml.SequenceNode | None:
+    """Return the 'topics:' list of topics.yaml, or None once its absence is reported."""
     top = check.mapping(root, "topics.yaml")
     if top is None:
-        return (), check.problems
+        return None
     check.unknown_keys(top, ["topics"], "topics.yaml")
-    if "topics" not in top or not isinstance(top["topics"][1], yaml.SequenceNode):
-        check.fail(top["topics"][1] if "topics" in top else root,
+    node = top["topics"][1] if "topics" in top else None
+    if not isinstance(node, yaml.SequenceNode):
+        check.fail(node if node is not None else root,
                    "expected a 'topics:' list of topics, each with name, slug, description, keywords")
-        return (), check.problems
+        return None
+    return node
+
+
+def _unique_topics(check: YamlChecker, node: yaml.SequenceNode) -> tuple[Topic, ...]:
+    """Return the valid topics of the list, reporting reserved and repeated slugs."""
     topics, seen = [], {}
-    for index, node in enumerate(top["topics"][1].value, start=1):
-        topic = _topic(check, node, f"topic {index}")
+    for index, item in enumerate(node.value, start=1):
+        topic = _topic(check, item, f"topic {index}")
         if topic is None:
             continue
         if topic.slug == "other":
-            check.fail(node, 'slug "other" is reserved for papers that match no topic; expected another')
+            check.fail(item, 'slug "other" is reserved for papers that match no topic; expected another')
         elif topic.slug in seen:
-            check.fail(node, f'slug "{topic.slug}" is used by {seen[topic.slug]} too; expected unique slugs')
+            check.fail(item, f'slug "{topic.slug}" is used by {seen[topic.slug]} too; expected unique slugs')
         else:
             seen[topic.slug] = f"topic {index}"
             topics.append(topic)
-    return tuple(topics), check.problems
+    return tuple(topics)
+
+
+_TOPIC_KEYS = ("name", "slug", "description", "keywords")
+# The text keys of a topic, each with the pattern its value must match and an example of it.
+_TOPIC_TEXTS = (
+    ("name", ()), ("description", ()),
+    ("slug", (SLUG, "lowercase letters and digits joined by hyphens, like \"graph-learning\"")),
+)
 
 
 def _topic(check: YamlChecker, node: yaml.Node, what: str) -> Topic | None:
+    """Return the topic ``node`` describes, or None once its problems are reported."""
     found = check.mapping(node, what)
     if found is None:
         return None
-    check.unknown_keys(found, ["name", "slug", "description", "keywords"], what)
-    for name in ("name", "slug", "description", "keywords"):
-        if name not in found:
-            check.fail(node, f'{what} has no "{name}"; expected name, slug, description and keywords')
+    check.unknown_keys(found, list(_TOPIC_KEYS), what)
+    _report_missing(check, node, found, what)
     values = {
         name: check.string(found[name][1], f'"{name}" of {what}', *extra)
-        for name, extra in (
-            ("name", ()), ("description", ()),
-            ("slug", (SLUG, "lowercase letters and digits joined by hyphens, like \"graph-learning\"")),
-        )
+        for name, extra in _TOPIC_TEXTS
         if name in found
     }
-    keywords = []
-    if "keywords" in found:
-        words = check.mapping(found["keywords"][1], f'"keywords" of {what}') or {}
-        for phrase, (key, value) in words.items():
-            weight = check.number(value, f'the weight of "{phrase}" in {what}')
-            if weight is not None:
-                keywords.append((" ".join(phrase.casefold().split()), weight))
-        if not words:
-            check.fail(found["keywords"][1], f'"keywords" of {what} is empty; expected phrase: weight pairs')
+    keywords = _keywords(check, found["keywords"][1], what) if "keywords" in found else []
     if len(values) < 3 or None in values.values() or not keywords:
         return None
     return Topic(slug=values["slug"], name=values["name"], description=values["description"],
                  keywords=tuple(keywords))
+
+
+def _report_missing(check: YamlChecker, node: yaml.Node, found: dict, what: str) -> None:
+    """Report each key a topic must have but does not."""
+    for name in _TOPIC_KEYS:
+        if name not in found:
+            check.fail(node, f'{what} has no "{name}"; expected name, slug, description and keywords')
+
+
+def _keywords(check: YamlChecker, node: yaml.Node, what: str) -> list[tuple[str, float]]:
+    """Return a topic's keywords as (phrase with its spaces collapsed, weight) pairs."""
+    keywords = []
+    words = check.mapping(node, f'"keywords" of {what}') or {}
+    for phrase, (key, value) in words.items():
+        weight = check.number(value, f'the weight of "{phrase}" in {what}')
+        if weight is not None:
+            keywords.append((" ".join(phrase.casefold().split()), weight))
+    if not words:
+        check.fail(node, f'"keywords" of {what} is empty; expected phrase: weight pairs')
+    return keywords

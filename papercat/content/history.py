@@ -140,23 +140,20 @@ def load_history(path: Path, shown: str) -> tuple[History, list[Problem]]:
     return History(tuple(arrivals)), check.problems
 
 
+# The keys an entry of listings may have, and those it must have.
+_ARRIVAL_KEYS = ("file", "arrived", "date", "papers", "fingerprint")
+_REQUIRED_KEYS = ("file", "arrived", "fingerprint", "papers")
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
 def _arrival(check: YamlChecker, node: yaml.Node, what: str) -> Arrival | None:
+    """Return the arrival an entry of listings describes, or None once its problems are reported."""
     found = check.mapping(node, what)
     if found is None:
         return None
-    check.unknown_keys(found, ["file", "arrived", "date", "papers", "fingerprint"], what)
-    values: dict[str, object] = {}
-    for name in ("file", "fingerprint", "date"):
-        if name in found:
-            value_node = found[name][1]
-            if name == "date" and value_node.tag == "tag:yaml.org,2002:timestamp":
-                values[name] = value_node.value
-            else:
-                values[name] = check.string(value_node, f'"{name}" of {what}')
-    for name in ("arrived", "papers"):
-        if name in found:
-            values[name] = _whole(check, found[name][1], f'"{name}" of {what}')
-    missing = [n for n in ("file", "arrived", "fingerprint", "papers") if n not in found]
+    check.unknown_keys(found, list(_ARRIVAL_KEYS), what)
+    values = _arrival_values(check, found, what)
+    missing = [n for n in _REQUIRED_KEYS if n not in found]
     if missing:
         check.fail(node, f'{what} has no {", ".join(missing)}; expected file, arrived, papers and fingerprint')
         return None
@@ -168,6 +165,26 @@ def _arrival(check: YamlChecker, node: yaml.Node, what: str) -> Arrival | None:
         return None
     return Arrival(str(values["file"]), int(values["arrived"]), str(values["fingerprint"]),
                    int(values["papers"]), str(date) if date else None)
+
+
+def _arrival_values(check: YamlChecker, found: dict, what: str) -> dict[str, object]:
+    """Read the entry's texts and whole numbers; one that is wrong is reported and read as None."""
+    values: dict[str, object] = {}
+    for name in ("file", "fingerprint", "date"):
+        if name in found:
+            values[name] = _text(check, name, found[name][1], what)
+    for name in ("arrived", "papers"):
+        if name in found:
+            values[name] = _whole(check, found[name][1], f'"{name}" of {what}')
+    return values
+
+
+def _text(check: YamlChecker, name: str, node: yaml.Node, what: str) -> str | None:
+    """Return a text value of the entry ``what``."""
+    # An unquoted date such as 2026-11-29 is read by YAML as a timestamp; its text is what we keep.
+    if name == "date" and node.tag == _TIMESTAMP:
+        return node.value
+    return check.string(node, f'"{name}" of {what}')
 
 
 def _whole(check: YamlChecker, node: yaml.Node, what: str) -> int | None:
@@ -206,8 +223,20 @@ NO_NEWS = News((), (), {}, ())
 
 def make_news(history: History, listings: list[ListingIds]) -> News:
     """Return the papers of ``listings`` ordered by when they first arrived, newest first."""
-    venue_of = {file: venue for file, venue, _ in listings}
-    first: dict[str, tuple[tuple[int, str, int], Arrival]] = {}
+    first = _first_arrivals(history, listings)
+    order = sorted(first, key=lambda pid: (-first[pid][0][0], first[pid][0][1], first[pid][0][2]))
+    oldest_first = sorted(first, key=lambda pid: first[pid][0])
+    latest = _latest_listings(history, listings, first, order)
+    arrivals = {pid: arrival for pid, (_, arrival) in first.items()}
+    return News(tuple(order), tuple(oldest_first), arrivals, tuple(latest))
+
+
+_FirstArrivals = dict[str, tuple[tuple[int, str, int], Arrival]]  # paper id -> (sort key, arrival)
+
+
+def _first_arrivals(history: History, listings: list[ListingIds]) -> _FirstArrivals:
+    """Map each paper id to the earliest listing it arrived with, and its place there."""
+    first: _FirstArrivals = {}
     for file, _, ids in listings:
         arrival = history.of(file)
         if arrival is None:
@@ -216,8 +245,13 @@ def make_news(history: History, listings: list[ListingIds]) -> News:
             key = (arrival.arrived, file, position)
             if pid not in first or key < first[pid][0]:
                 first[pid] = (key, arrival)
-    order = sorted(first, key=lambda pid: (-first[pid][0][0], first[pid][0][1], first[pid][0][2]))
-    oldest_first = sorted(first, key=lambda pid: first[pid][0])
+    return first
+
+
+def _latest_listings(history: History, listings: list[ListingIds], first: _FirstArrivals,
+                     order: list[str]) -> list[tuple[Arrival, str, tuple[str, ...]]]:
+    """Return the listings of the latest arrivals, each with its venue and its new papers."""
+    venue_of = {file: venue for file, venue, _ in listings}
     numbers = sorted({a.arrived for a in history.arrivals}, reverse=True)[:NEWS_ARRIVALS]
     latest = []
     for arrival in sorted(history.arrivals, key=lambda a: (-a.arrived, a.file)):
@@ -225,5 +259,4 @@ def make_news(history: History, listings: list[ListingIds]) -> News:
             new = tuple(pid for pid in order if first[pid][1].file == arrival.file)
             if new:
                 latest.append((arrival, venue_of[arrival.file], new))
-    arrivals = {pid: arrival for pid, (_, arrival) in first.items()}
-    return News(tuple(order), tuple(oldest_first), arrivals, tuple(latest))
+    return latest

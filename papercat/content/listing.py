@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..incremental.memo import Cache, digest
+from ..incremental.memo import Cache, Stage, digest
 from ..errors import Problem
 from ..model import Venue
 from ..text import clean_line, join_wrapped, paper_id, slugify
@@ -130,8 +130,18 @@ def parse_listing(data: bytes, path: str) -> tuple[Listing | None, list[Problem]
         shown = header if len(header) <= 60 else header[:57] + "..."
         return None, [Problem(path, head + 1, f'no venue header: found "{shown}"; expected a first '
                                               f"line naming the venue and year, like {HEADER_EXAMPLE}")]
+    entries = _entries(lines, head + 1, path, problems)
+    if not entries:
+        problems.append(Problem(path, head + 1, f'the header "{header}" is followed by no abstracts; '
+                                                "expected abstracts separated by blank lines after it"))
+        return None, problems
+    return Listing(path, header, venue_for(*parsed), tuple(entries)), problems
+
+
+def _entries(lines: list[str], start: int, path: str, problems: list[Problem]) -> list[Entry]:
+    """Return the abstracts from line index ``start`` on, adding a warning for each too short."""
     entries = []
-    for line, abstract in iter_paragraphs(lines, head + 1):
+    for line, abstract in iter_paragraphs(lines, start):
         words = len(abstract.split(maxsplit=MIN_ABSTRACT_WORDS))  # the count when it is under the minimum
         if words < MIN_ABSTRACT_WORDS:
             problems.append(Problem(path, line, f'skipped "{abstract}": {words} word'
@@ -140,11 +150,7 @@ def parse_listing(data: bytes, path: str) -> tuple[Listing | None, list[Problem]
                                     warning=True))
             continue
         entries.append(Entry(line, abstract, paper_id(abstract)))
-    if not entries:
-        problems.append(Problem(path, head + 1, f'the header "{header}" is followed by no abstracts; '
-                                                "expected abstracts separated by blank lines after it"))
-        return None, problems
-    return Listing(path, header, venue_for(*parsed), tuple(entries)), problems
+    return entries
 
 
 def read_listings(content_dir: Path, display_root: Path,
@@ -162,23 +168,31 @@ def read_listings(content_dir: Path, display_root: Path,
                                       f"files, each starting with a header like {HEADER_EXAMPLE}")]
     stage = (cache or Cache()).stage("listings", Listing)
     for file in files:
-        data = file.read_bytes()
         # Pages name the file relative to the content folder, wherever the build ran from.
         path = file.relative_to(content_dir).as_posix()
-        key = digest(data) if stage.cache.enabled else b""
-        listing = stage.get(key) if key else None
-        if listing is None:
-            listing, found = parse_listing(data, display_path(file, display_root))
-            problems.extend(found)
-            if listing is None:
-                continue
-            listing = dataclasses.replace(listing, path=path)
-            if key and not found:
-                stage.put(key, listing)
-        elif listing.path != path:  # the same bytes under another name
-            listing = dataclasses.replace(listing, path=path)
-        listings.append(listing)
+        listing, found = _read_listing(stage, file, path, display_path(file, display_root))
+        problems.extend(found)
+        if listing is not None:
+            listings.append(listing)
     return listings, problems
+
+
+def _read_listing(stage: Stage, file: Path, path: str, shown: str) -> tuple[Listing | None, list[Problem]]:
+    """Return one listing, named ``path``, from the cache or parsed, and the problems found in it."""
+    data = file.read_bytes()
+    key = digest(data) if stage.cache.enabled else b""
+    listing = stage.get(key) if key else None
+    if listing is not None:
+        if listing.path != path:  # the same bytes under another name
+            listing = dataclasses.replace(listing, path=path)
+        return listing, []
+    listing, found = parse_listing(data, shown)
+    if listing is None:
+        return None, found
+    listing = dataclasses.replace(listing, path=path)
+    if key and not found:
+        stage.put(key, listing)
+    return listing, found
 
 
 def display_path(path: Path, root: Path) -> str:

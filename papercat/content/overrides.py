@@ -40,16 +40,26 @@ def load_overrides(path: Path, shown: str,
     check, _, top = read_mapping(path, shown, "papers.yaml")  # a file of only comments is a valid start
     if top is None:
         return {}, check.problems
-    for name, (key, _) in top.items():
-        if name != "papers":
-            hint = " (paper ids go under 'papers:')" if PAPER_ID.match(name) else ""
-            check.fail(key, f'unknown key "{name}" in papers.yaml{hint}; expected one of: papers')
+    _check_top_keys(check, top)
     node = top.get("papers", (None, None))[1]
     if node is None or _is_null(node):  # "papers:" with every entry commented out
         return {}, check.problems
     entries = check.mapping(node, '"papers"')
+    return _paper_overrides(check, entries or {}, topic_slugs), check.problems
+
+
+def _check_top_keys(check: YamlChecker, top: dict) -> None:
+    """Report each key of papers.yaml other than "papers", hinting when it looks like a paper id."""
+    for name, (key, _) in top.items():
+        if name != "papers":
+            hint = " (paper ids go under 'papers:')" if PAPER_ID.match(name) else ""
+            check.fail(key, f'unknown key "{name}" in papers.yaml{hint}; expected one of: papers')
+
+
+def _paper_overrides(check: YamlChecker, entries: dict, topic_slugs: set[str]) -> dict[str, Override]:
+    """Return the override of each valid paper id under "papers", with the line the id is on."""
     overrides: dict[str, Override] = {}
-    for pid, (key, value) in (entries or {}).items():
+    for pid, (key, value) in entries.items():
         if not PAPER_ID.match(pid):
             check.fail(key, f'paper id "{pid}" is not 12 lowercase hexadecimal characters; expected an id '
                             'like "4576ae661917", as in papers.json or a paper page\'s address')
@@ -58,7 +68,7 @@ def load_overrides(path: Path, shown: str,
         if override is not None:
             overrides[pid] = Override(override.title, override.authors, override.year, override.links,
                                       override.topics, key.start_mark.line + 1)
-    return overrides, check.problems
+    return overrides
 
 
 def unknown_ids(overrides: dict[str, Override], known_ids: set[str], shown: str) -> list[Problem]:
@@ -126,33 +136,52 @@ def _links(check: YamlChecker, node: yaml.Node, what: str) -> tuple[tuple[str, s
         return ()
     links = []
     for index, item in enumerate(node.value, start=1):
-        where = f"link {index} of {what}"
-        label = None
-        if isinstance(item, yaml.MappingNode):
-            found = check.mapping(item, where) or {}
-            check.unknown_keys(found, ["label", "url"], where)
-            if "url" not in found:
-                check.fail(item, f'{where} has no "url"; expected a url and, if you like, a label')
-                continue
-            if "label" in found:
-                label = check.string(found["label"][1], f'the label of {where}')
-                if label is None:
-                    continue
-            url_node = found["url"][1]
-        elif isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str":
-            url_node = item
-        else:
-            check.fail(item, f"{where} is {describe(item)}; expected a URL or a {{label: ..., url: ...}} pair")
-            continue
-        url = check.string(url_node, f"the URL of {where}")
-        if url is None:
-            continue
-        if not _is_web_url(url):  # javascript: and data: links would run in the reader's browser
-            check.fail(url_node, f'the URL of {where} is "{url}"; expected an http:// or https:// address '
-                                 "without spaces or quotes")
-            continue
-        links.append((" ".join(label.split()) if label else link_label(url), url))
+        link = _link(check, item, f"link {index} of {what}")
+        if link is not None:
+            links.append(link)
     return tuple(links)
+
+
+def _link(check: YamlChecker, item: yaml.Node, where: str) -> tuple[str, str] | None:
+    """Return one link as (label, url), or None once its problems are reported."""
+    written = _written_link(check, item, where)
+    if written is None:
+        return None
+    label, url_node = written
+    url = check.string(url_node, f"the URL of {where}")
+    if url is None:
+        return None
+    if not _is_web_url(url):  # javascript: and data: links would run in the reader's browser
+        check.fail(url_node, f'the URL of {where} is "{url}"; expected an http:// or https:// address '
+                             "without spaces or quotes")
+        return None
+    return (" ".join(label.split()) if label else link_label(url), url)
+
+
+def _written_link(check: YamlChecker, item: yaml.Node, where: str) -> tuple[str | None, yaml.Node] | None:
+    """Return a link's label, if it has one, and its URL's node: from a bare URL or a pair."""
+    if isinstance(item, yaml.MappingNode):
+        return _labelled_link(check, item, where)
+    if isinstance(item, yaml.ScalarNode) and item.tag == "tag:yaml.org,2002:str":
+        return None, item
+    check.fail(item, f"{where} is {describe(item)}; expected a URL or a {{label: ..., url: ...}} pair")
+    return None
+
+
+def _labelled_link(check: YamlChecker, item: yaml.MappingNode,
+                   where: str) -> tuple[str | None, yaml.Node] | None:
+    """Return the label, if any, and the URL's node of a {label: ..., url: ...} pair."""
+    found = check.mapping(item, where) or {}
+    check.unknown_keys(found, ["label", "url"], where)
+    if "url" not in found:
+        check.fail(item, f'{where} has no "url"; expected a url and, if you like, a label')
+        return None
+    label = None
+    if "label" in found:
+        label = check.string(found["label"][1], f'the label of {where}')
+        if label is None:
+            return None
+    return label, found["url"][1]
 
 
 def _is_web_url(url: str) -> bool:

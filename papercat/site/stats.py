@@ -41,19 +41,30 @@ def catalog_stats(catalog: Catalog) -> Stats:
     A table cell counts a venue's papers whose first topic is the row's: what the venue page's
     section for that topic lists, so each cell links to it.
     """
-    counts = {t.slug: {v.slug: 0 for v in catalog.venues} for t in catalog.topics}
-    for venue in catalog.venues:
-        for paper in catalog.by_venue[venue.slug]:
-            counts[paper.topics[0].slug][venue.slug] += 1
-    most = max((n for row in counts.values() for n in row.values()), default=0)
-    rows = tuple(
-        Row(topic, tuple((counts[topic.slug][v.slug], shade(counts[topic.slug][v.slug], most))
-                         for v in catalog.venues), sum(counts[topic.slug].values()))
-        for topic in catalog.topics if sum(counts[topic.slug].values())
-    )
+    counts = _main_topic_counts(catalog)
+    rows = _rows(catalog, counts)
     return Stats(
         per_venue=tuple((v, len(catalog.by_venue[v.slug])) for v in catalog.venues),
         per_topic=tuple((t, len(catalog.by_topic[t.slug])) for t in catalog.topics),
         venues=catalog.venues,
         rows=rows,
+    )
+
+
+def _main_topic_counts(catalog: Catalog) -> dict[str, dict[str, int]]:
+    """Count each venue's papers by their first topic: topic slug -> venue slug -> papers."""
+    counts = {t.slug: {v.slug: 0 for v in catalog.venues} for t in catalog.topics}
+    for venue in catalog.venues:
+        for paper in catalog.by_venue[venue.slug]:
+            counts[paper.topics[0].slug][venue.slug] += 1
+    return counts
+
+
+def _rows(catalog: Catalog, counts: dict[str, dict[str, int]]) -> tuple[Row, ...]:
+    """Return the table's rows, shaded against its largest cell; topics with no papers left out."""
+    most = max((n for row in counts.values() for n in row.values()), default=0)
+    return tuple(
+        Row(topic, tuple((counts[topic.slug][v.slug], shade(counts[topic.slug][v.slug], most))
+                         for v in catalog.venues), sum(counts[topic.slug].values()))
+        for topic in catalog.topics if sum(counts[topic.slug].values())
     )
