@@ -20,7 +20,7 @@ import tempfile
 import threading
 import traceback
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -144,6 +144,10 @@ class PreviewHandler(http.server.BaseHTTPRequestHandler):
             return self.send(200, self.server.reload_js, CONTENT_TYPES[".js"], body)
         if rel == SPECIAL + "events" and body:
             return self.stream_events(site, parse_qs(parts.query).get("build", [""])[0])
+        self.send_build_file(site, path, rel, body)
+
+    def send_build_file(self, site: Site, path: str, rel: str, body: bool) -> None:
+        """Send the build's file at ``rel`` (a folder's index.html), else its 404 page, else a plain 404."""
         root = site.root
         file = resolve(root, rel)
         if file is not None and file.is_dir():
@@ -284,7 +288,7 @@ def serve(paths: Paths, base_url: str | None, port: int, strict: bool) -> None:
                                   name="papercat serve", daemon=True)
         thread.start()
         announce = f"Serving {server.url} (Ctrl+C to stop)"
-        _watch_and_rebuild(builder, server.site, paths, folder, prefix if base_url is None else None,
+        _watch_and_rebuild(builder, server.site, prefix if base_url is None else None,
                            on_ready=lambda: click.echo(announce))
     except KeyboardInterrupt:
         click.echo("Stopped.")
@@ -314,13 +318,21 @@ def _report_first(builder: Builder) -> tuple[Path, Result]:
     return out, result
 
 
-def _watch_and_rebuild(builder: Builder, site: Site, paths: Paths, folder: Path,
-                       configured_prefix: str | None, on_ready: Callable[[], None]) -> None:
+def _watch_and_rebuild(builder: Builder, site: Site, configured_prefix: str | None,
+                       on_ready: Callable[[], None]) -> None:
     """Rebuild on every batch of changes; serve a build only once it has succeeded.
 
     ``configured_prefix`` is the base path taken from site.yaml (None when --base-url gave it).
     ``on_ready`` runs once the watcher is in place, so no change made after it can be missed.
     """
+    for changes in _changes(builder.paths, builder.folder, on_ready):
+        _rebuild(builder, site, _describe(path for _, path in changes), configured_prefix)
+
+
+def _changes(
+    paths: Paths, folder: Path, on_ready: Callable[[], None]
+) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+    """Yield each batch of changes to the sources; call ``on_ready`` once the watcher is listening."""
     watched = [p for p in (paths.content, paths.templates, paths.static) if p.is_dir()]
     # DefaultFilter already skips editor files (foo~, .foo.swp, .#foo) and .git; the output never
     # lies below a watched folder, but a content folder could hold the temporary one.
@@ -333,28 +345,31 @@ def _watch_and_rebuild(builder: Builder, site: Site, paths: Paths, folder: Path,
         if not ready:
             on_ready()
             ready = True
-        if not changes:
-            continue
-        what = _describe(path for _, path in changes)
-        try:
-            out, result = builder.build()
-        except CatalogError as exc:
-            if isinstance(exc, StrictWarnings):
-                for warning in exc.warnings:
-                    click.echo(warning, err=True)
-            _fail(what, exc.format_message())
-            continue
-        except Exception:  # noqa: BLE001 - a preview outlives a bug in one build; the traceback says where
-            _fail(what, traceback.format_exc().rstrip())
-            continue
-        site.publish(out)
-        builder.prune()
-        for warning in result.warnings:
-            click.echo(str(warning), err=True)
-        click.echo(f"{_now()} {what} changed: rebuilt {_summary(result)}; reloading open pages")
-        if configured_prefix and base_path(configured_base_url(paths.content)) != configured_prefix:
-            click.echo(f"{_now()} base_url in site.yaml has a new path; restart serve to preview under it",
-                       err=True)
+        if changes:
+            yield changes
+
+
+def _rebuild(builder: Builder, site: Site, what: str, configured_prefix: str | None) -> None:
+    """Build after a change to ``what`` and serve the result; on failure, say why and keep the last site."""
+    try:
+        out, result = builder.build()
+    except CatalogError as exc:
+        if isinstance(exc, StrictWarnings):
+            for warning in exc.warnings:
+                click.echo(warning, err=True)
+        _fail(what, exc.format_message())
+        return
+    except Exception:  # noqa: BLE001 - a preview outlives a bug in one build; the traceback says where
+        _fail(what, traceback.format_exc().rstrip())
+        return
+    site.publish(out)
+    builder.prune()
+    for warning in result.warnings:
+        click.echo(str(warning), err=True)
+    click.echo(f"{_now()} {what} changed: rebuilt {_summary(result)}; reloading open pages")
+    if configured_prefix and base_path(configured_base_url(builder.paths.content)) != configured_prefix:
+        click.echo(f"{_now()} base_url in site.yaml has a new path; restart serve to preview under it",
+                   err=True)
 
 
 def _fail(what: str, message: str) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator, svds
 
-from ..model import Catalog
+from ..model import Catalog, Paper
 
 SIZE = 1000  # the map's viewBox is SIZE x SIZE units
 MARGIN = 20  # units kept free at each edge, so a dot is never cut by the frame
@@ -172,22 +172,41 @@ def short(title: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
-def paper_map(catalog: Catalog) -> PaperMap:
-    """Lay out every paper of the catalog at its place on the map, coloured by its first topic."""
-    papers = catalog.papers
-    points = [catalog.places[p.id] for p in papers]
-    colours = {t.slug: i % PALETTE for i, t in enumerate(catalog.topics)}
-    names = {t.slug: t.name for t in catalog.topics}
-    limit = SHORT_LABEL if len(papers) >= SHORT_LABELS_FROM else None
-    dots = []
-    for paper, (x, y) in zip(papers, points):
-        slug = paper.topics[0].slug if paper.topics else ""
-        title = short(paper.title, limit) if limit else paper.title
-        dots.append(Dot(paper.id, f"{title} ({names.get(slug, 'no topic')})", slug, colours.get(slug, 0), x, y))
+def _dot(
+    paper: Paper, place: tuple[int, int], names: dict[str, str], colours: dict[str, int], limit: int | None
+) -> Dot:
+    """Make the dot of one paper, labelled with its title and first topic."""
+    slug = paper.topics[0].slug if paper.topics else ""
+    title = short(paper.title, limit) if limit else paper.title
+    x, y = place
+    return Dot(paper.id, f"{title} ({names.get(slug, 'no topic')})", slug, colours.get(slug, 0), x, y)
+
+
+def _legend(
+    catalog: Catalog, dots: list[Dot], colours: dict[str, int]
+) -> tuple[tuple[str, str, int, int], ...]:
+    """List each topic that has a dot, in catalog order, with its colour and number of dots."""
     counts = {slug: 0 for slug in colours}
     for dot in dots:
         if dot.topic in counts:
             counts[dot.topic] += 1
-    legend = tuple((t.slug, t.name, colours[t.slug], counts[t.slug]) for t in catalog.topics if counts[t.slug])
-    radius = 10 if len(dots) <= 300 else 7 if len(dots) <= 2000 else 5
-    return PaperMap(SIZE, radius, tuple(dots), legend)
+    return tuple((t.slug, t.name, colours[t.slug], counts[t.slug]) for t in catalog.topics if counts[t.slug])
+
+
+def _radius(dots: int) -> int:
+    """Return the dot radius for a map of ``dots`` dots: smaller as the map gets crowded."""
+    if dots <= 300:
+        return 10
+    if dots <= 2000:
+        return 7
+    return 5
+
+
+def paper_map(catalog: Catalog) -> PaperMap:
+    """Lay out every paper of the catalog at its place on the map, coloured by its first topic."""
+    papers = catalog.papers
+    colours = {t.slug: i % PALETTE for i, t in enumerate(catalog.topics)}
+    names = {t.slug: t.name for t in catalog.topics}
+    limit = SHORT_LABEL if len(papers) >= SHORT_LABELS_FROM else None
+    dots = [_dot(p, catalog.places[p.id], names, colours, limit) for p in papers]
+    return PaperMap(SIZE, _radius(len(dots)), tuple(dots), _legend(catalog, dots, colours))

@@ -78,6 +78,25 @@ _Hits = tuple[tuple[int, str, int], ...]
 _Forms = tuple[dict[str, _Hits], dict[str, tuple[_Hits, frozenset[str], tuple[int, ...]]]]
 
 
+def _keyword_weights(topic: Topic) -> dict[str, float]:
+    """Map each of the topic's normalised keywords to its weight; the first mention of a keyword wins."""
+    weights: dict[str, float] = {}
+    for phrase, weight in topic.keywords:
+        key = normalize(phrase)
+        if key and key not in weights:
+            weights[key] = float(weight)
+    return weights
+
+
+def _canonical_forms(weights: dict[str, float]) -> dict[str, str]:
+    """Map each form of the keywords to the first keyword that has it."""
+    canonical: dict[str, str] = {}
+    for phrase in weights:
+        for form in _forms(phrase):
+            canonical.setdefault(form, phrase)
+    return canonical
+
+
 @lru_cache(maxsize=16)
 def _forms_of(taxonomy: tuple[Topic, ...]) -> tuple[_Forms, tuple[dict[str, float], ...]]:
     """Return, once per taxonomy, the keyword forms of all topics and each topic's keyword weights."""
@@ -86,25 +105,24 @@ def _forms_of(taxonomy: tuple[Topic, ...]) -> tuple[_Forms, tuple[dict[str, floa
     seconds: dict[str, set[str]] = {}
     all_weights = []
     for position, topic in enumerate(taxonomy):
-        weights: dict[str, float] = {}
-        for phrase, weight in topic.keywords:
-            key = normalize(phrase)
-            if key and key not in weights:
-                weights[key] = float(weight)
-        canonical: dict[str, str] = {}
-        for phrase in weights:
-            for form in _forms(phrase):
-                canonical.setdefault(form, phrase)
-        for form, phrase in canonical.items():
+        weights = _keyword_weights(topic)
+        for form, phrase in _canonical_forms(weights).items():
             words = form.split(" ")
             forms.setdefault(form, []).append((position, phrase, len(words)))
             lengths.setdefault(words[0], set()).add(len(words))
             seconds.setdefault(words[0], set()).update(words[1:2])
         all_weights.append(weights)
     by_form = {form: tuple(hits) for form, hits in forms.items()}
-    return (by_form, {word: (by_form.get(word, ()), frozenset(seconds[word]),
-                             tuple(sorted((n for n in lengths[word] if n > 1), reverse=True)))
-                      for word in lengths}), tuple(all_weights)
+    return (by_form, _starts(by_form, lengths, seconds)), tuple(all_weights)
+
+
+def _starts(
+    by_form: dict[str, _Hits], lengths: dict[str, set[int]], seconds: dict[str, set[str]]
+) -> dict[str, tuple[_Hits, frozenset[str], tuple[int, ...]]]:
+    """Map each first word of a form to its one-word hits, its second words and its longer lengths."""
+    return {word: (by_form.get(word, ()), frozenset(seconds[word]),
+                   tuple(sorted((n for n in lengths[word] if n > 1), reverse=True)))
+            for word in lengths}
 
 
 _last: list = [None, None]  # the taxonomy last asked about, and its forms
@@ -158,9 +176,10 @@ def _rank(contribution: tuple[str, float]) -> tuple[float, str]:
     return -contribution[1], contribution[0]
 
 
-def assign_topics(text: str, taxonomy: Sequence[Topic], max_topics: int = 3) -> tuple[TopicMatch, ...]:
-    """Return the paper's best 1 to ``max_topics`` topics, or the single Other match when none fits."""
-    forms, weights = _taxonomy_forms(tuple(taxonomy))
+def _scored(
+    text: str, taxonomy: Sequence[Topic], forms: _Forms, weights: tuple[dict[str, float], ...]
+) -> list[tuple[float, int, str, tuple[str, ...]]]:
+    """Score every topic the text matches: (score, position, slug, matched keywords), in taxonomy order."""
     scored = []
     for position, (topic, counts) in enumerate(zip(taxonomy, _counts(_words(_unmarked(text)), forms,
                                                                       len(taxonomy)))):
@@ -170,6 +189,13 @@ def assign_topics(text: str, taxonomy: Sequence[Topic], max_topics: int = 3) -> 
         score = round(score, DECIMALS)
         if score > 0:
             scored.append((score, position, topic.slug, matched))
+    return scored
+
+
+def assign_topics(text: str, taxonomy: Sequence[Topic], max_topics: int = 3) -> tuple[TopicMatch, ...]:
+    """Return the paper's best 1 to ``max_topics`` topics, or the single Other match when none fits."""
+    forms, weights = _taxonomy_forms(tuple(taxonomy))
+    scored = _scored(text, taxonomy, forms, weights)
     if not scored:
         return (TopicMatch(OTHER.slug, 0.0, ()),)
     best = max(s[0] for s in scored)

@@ -179,21 +179,30 @@ class Staging:
         if not self.fresh and not changed and not removed and self._modes_right(staged):
             remove_tree(self.folder)
         else:
-            with self._staging(MARKER) as target:
-                if MARKER in self.old_files:
-                    _keep_file(os.path.join(self.site, MARKER), target, self.old_files[MARKER], self._mask)
-                else:
-                    _write_new(target, b"", self._mask)
-            try:
-                earlier = swap(self.folder, self.site, self.fresh)
-            except OSError as exc:  # put right on leaving (clear_leftovers), if the swap took two renames
-                raise CatalogError(f"{self.out_dir}: cannot be replaced ({exc.strerror}); expected a folder "
-                                   "papercat may rename. The site was left as it was") from exc
-            self.folder = None  # (a Ctrl-C before this line removes the earlier site, where it was staged)
-            if earlier is not None:
-                remove_tree(earlier)
+            self._stage_marker()
+            self._swap_in()
         self.folder = None
         return WriteReport(tuple(changed), len(staged) - len(changed), tuple(removed))
+
+    def _stage_marker(self) -> None:
+        """Stage the file that marks the site as papercat's, keeping the earlier site's one if it has it."""
+        with self._staging(MARKER) as target:
+            if MARKER in self.old_files:
+                _keep_file(os.path.join(self.site, MARKER), target, self.old_files[MARKER], self._mask)
+            else:
+                _write_new(target, b"", self._mask)
+
+    def _swap_in(self) -> None:
+        """Put the staging folder where the site is, then remove the earlier site."""
+        assert self.folder is not None
+        try:
+            earlier = swap(self.folder, self.site, self.fresh)
+        except OSError as exc:  # put right on leaving (clear_leftovers), if the swap took two renames
+            raise CatalogError(f"{self.out_dir}: cannot be replaced ({exc.strerror}); expected a folder "
+                               "papercat may rename. The site was left as it was") from exc
+        self.folder = None  # (a Ctrl-C before this line removes the earlier site, where it was staged)
+        if earlier is not None:
+            remove_tree(earlier)
 
     def _modes_right(self, staged: Sequence[Staged]) -> bool:
         """Return whether the earlier site has the folders of ``staged``, its files 0644, its folders 0755."""

@@ -71,32 +71,31 @@ class _Reader:
         _pair_emphasis(top.delims)
         return self.tokens
 
-    # Complexity over 10 on purpose: the tokenizer's dispatch, one branch per kind of token.
     def _scan(self, text: str) -> None:
         dollars = [m.start() for m in _ESCAPED_OR_DOLLAR.finditer(text) if m.group() == "$"] if "$" in text else []
         starts = _TOKEN_START if "://" in text else _NON_URL_START
         pos = 0
-        while True:
-            match = _next_token(text, pos, starts)
-            if match is None:
-                self._text(text[pos:])
-                return
+        while (match := _next_token(text, pos, starts)) is not None:
             self._text(text[pos:match.start()])
-            kind = match.lastgroup
-            if kind == "url":
-                pos = self._url(text, match)
-            elif kind == "cmd":
-                pos = self._command(text, match)
-            elif kind == "esc":
-                pos = self._escape(text, match)
-            elif kind == "dollar":
-                pos = self._dollar(text, match.start(), dollars)
-            elif kind == "brace":
-                self._brace(match.group())
-                pos = match.end()
-            else:
-                self._delim(text, match)
-                pos = match.end()
+            pos = self._token(text, match, dollars)
+        self._text(text[pos:])
+
+    def _token(self, text: str, match: re.Match[str], dollars: list[int]) -> int:
+        """Read the token ``match`` found, by its kind; return where the text after it starts."""
+        kind = match.lastgroup
+        if kind == "url":
+            return self._url(text, match)
+        if kind == "cmd":
+            return self._command(text, match)
+        if kind == "esc":
+            return self._escape(text, match)
+        if kind == "dollar":
+            return self._dollar(text, match.start(), dollars)
+        if kind == "brace":
+            self._brace(match.group())
+        else:
+            self._delim(text, match)
+        return match.end()
 
     def _text(self, text: str) -> None:
         if text:
@@ -307,7 +306,6 @@ _MATH_LINK = re.compile(r"\\(?:href|url)\s*\{([^{}]*)\}")
 _STYLED_PART = re.compile(r"\\([A-Za-z]+)\s*\{|\\[%&#_$ ,;]|[{}\\^_$&~*]")
 
 
-# Complexity over 10 on purpose: a scanner of the source's pieces, with the brace depth as its state.
 def _is_styled_text(source: str) -> bool:
     """Whether math ``source`` is only words in text commands, like \\textbf{\\textit{Negated Harm}}."""
     depth, styled, pos = 0, False, 0
@@ -315,16 +313,24 @@ def _is_styled_text(source: str) -> bool:
         if depth == 0 and source[pos:match.start()].strip():
             return False
         pos = match.end()
-        token = match.group()
-        if match.group(1) is not None:
-            if match.group(1) not in _STYLES:
-                return False
-            depth, styled = depth + 1, True
-        elif token == "}" and depth:
-            depth -= 1
-        elif not (token.startswith("\\") and len(token) == 2 and depth):
+        depth = _depth_after(match, depth)
+        if depth is None:
             return False
+        styled = styled or match.group(1) is not None
     return styled and depth == 0 and not source[pos:].strip()
+
+
+def _depth_after(match: re.Match[str], depth: int) -> int | None:
+    """Return the brace depth after a piece of math source, or None if the piece is no styled text."""
+    command = match.group(1)
+    if command is not None:
+        return depth + 1 if command in _STYLES else None
+    token = match.group()
+    if token == "}" and depth:
+        return depth - 1
+    if token.startswith("\\") and len(token) == 2 and depth:  # \, or \% inside a text command
+        return depth
+    return None
 
 
 def _classify(url: str, before: str) -> Link:
