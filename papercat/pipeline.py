@@ -21,7 +21,7 @@ from .content.overrides import unknown_ids
 from .progress import NO_PROGRESS, Progress, Stage
 from .site.files import Folders, SiteSources, make_site_files
 from .output.swap import clear_beside
-from .incremental.manifest import Inputs, Summary, built_site, last_pages, read_inputs, remember
+from .incremental.manifest import Inputs, Summary, built_site, read_inputs, remember
 from .site.urls import normalise_base_url
 from .output.writer import Staged, Staging, WriteReport
 
@@ -83,8 +83,7 @@ def build(paths: Paths, strict: bool = False, write: bool = True, base_url: str 
     enriched = enrich(run, content, problems)
     search = index(run, enriched)
     with Staging(paths.out, write, digests=inputs is not None) as staging:
-        last = last_pages(run.cache, paths.out) if inputs is not None else None
-        staged = render(run, SiteSources(enriched.catalog, content.config, enriched.news, search, last), staging)
+        staged = render(run, SiteSources(enriched.catalog, content.config, enriched.news, search), staging)
         del search  # the search documents go once their files are made
         check_warnings(run, enriched.warnings)
         report = write_site(run, staging, staged, enriched, inputs) if write else None

@@ -59,7 +59,7 @@ NEW = [
      "guardrail agents reduce unsafe actions of web agents by half."),
 ]
 STAGES = ["listings", "abstracts", "titles", "topics", "keyphrases", "keyphrase-statistics", "picks", "related", "related-state",
-          "names", "search", "search-segments", "site"]
+          "names", "search", "site"]
 SINGLE = ["keyphrase-statistics", "related-state", "site"]  # one entry each
 
 
@@ -332,7 +332,7 @@ def test_entries_of_removed_papers_are_pruned(content, tmp_path):
     # The search documents' terms are one entry, in columns: the documents of this build only.
     (terms,) = entries(tmp_path / "cache", "search").values()
     assert terms.doc_keys() == [search.doc_key(d) for d in search.search_docs(result.catalog)]
-    for name in ("keyphrase-statistics", "related-state", "search-segments"):  # one segment of 7 papers
+    for name in ("keyphrase-statistics", "related-state"):
         assert len(entries(tmp_path / "cache", name)) == 1
 
 
@@ -786,7 +786,7 @@ def test_a_closed_stage_waits_in_a_temporary_file_and_is_saved_as_it_would_have_
     assert tree(tmp_path / "site-spilling") == tree(tmp_path / "site-holding")
 
 
-def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp_path, calls, monkeypatch):
+def test_adding_a_listing_changes_only_the_search_segments_it_reaches(content, tmp_path, monkeypatch):
     # Segments of 3 documents, weighted by the first 6: the 7 papers fill segments 0-2, the 2 new ones
     # join segment 2 and leave segments 0 and 1 (and the weights) as they were.
     monkeypatch.setattr(files_module, "SEGMENT_DOCS", 3)
@@ -794,49 +794,22 @@ def test_adding_a_listing_makes_only_the_search_segments_it_reaches(content, tmp
     folder, plain = content("c"), content("plain")
     run(folder, tmp_path / "site", tmp_path / "cache")
     run(plain, tmp_path / "plain")
-    assert calls["_segment_files"] == 3 + 3
-    made: list[int] = []
-    real = files_module._segment_files
-    monkeypatch.setattr(files_module, "_segment_files", lambda index, number, target: made.append(number) or real(
-        index, number, target))
+    chunks = tmp_path / "site" / "search" / "t"
+
+    def files(segment: str) -> dict[str, tuple[int, bytes]]:
+        return {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in (chunks / segment).iterdir()}
+
+    before = {segment: files(segment) for segment in ("0", "1", "2")}
     (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
-    run(folder, tmp_path / "site", tmp_path / "cache")
-    assert made == [2]
+    result = run(folder, tmp_path / "site", tmp_path / "cache")
+    assert files("0") == before["0"] and files("1") == before["1"]  # same bytes, same modification times
+    assert files("2") != before["2"]
+    assert not any(path.startswith(("search/t/0/", "search/t/1/")) for path in result.changes.written)
     manifest = json.loads((tmp_path / "site" / "search" / "manifest.json").read_text(encoding="utf-8"))
     assert [s["docs"] for s in manifest["segments"]] == [[0, 3], [3, 6], [6, 9]]
     (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
     run(plain, tmp_path / "plain")
     # The search files only: the map lays small catalogs out whole, whatever the patched reference.
-    assert tree(tmp_path / "plain" / "search") == tree(tmp_path / "site" / "search")
-
-
-def test_segments_not_reached_are_kept_from_the_site_and_made_again_when_their_files_changed(content, tmp_path,
-                                                                                              monkeypatch):
-    # Segments of 3 documents, weighted by the first 6, as above: the new listing reaches segment 2 only.
-    monkeypatch.setattr(files_module, "SEGMENT_DOCS", 3)
-    monkeypatch.setattr(reference_module, "reference_count", lambda docs: min(docs, 6))
-    folder, plain = content("c"), content("plain")
-    run(folder, tmp_path / "site", tmp_path / "cache")
-    # The cache holds what each segment's files are, not their bytes: the site has those.
-    records = entries(tmp_path / "cache", "search-segments")
-    assert len(records) == 3 and all(type(r) is search.SegmentFiles for r in records.values())
-    made: list[int] = []
-    real = files_module._segment_files
-    monkeypatch.setattr(files_module, "_segment_files", lambda index, number, target: made.append(number) or real(
-        index, number, target))
-    chunks = tmp_path / "site" / "search" / "t"
-    edited, removed = min((chunks / "0").iterdir()), max((chunks / "1").iterdir())
-    edited.write_bytes(edited.read_bytes() + b" ")
-    removed.unlink()
-    (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW), encoding="utf-8")
-    run(folder, tmp_path / "site", tmp_path / "cache")
-    assert made == [0, 1, 2]  # 0 and 1 are no longer what the last build left: made again, and put right
-    made.clear()
-    (folder / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW[:1]), encoding="utf-8")
-    run(folder, tmp_path / "site", tmp_path / "cache")
-    assert made == [2]
-    (plain / "listings" / "new.txt").write_text(listing("NeurIPS 2024 Papers", NEW[:1]), encoding="utf-8")
-    run(plain, tmp_path / "plain")
     assert tree(tmp_path / "plain" / "search") == tree(tmp_path / "site" / "search")
 
 

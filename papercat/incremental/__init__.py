@@ -4,6 +4,5 @@
   maps the sha256 of a computation's exact inputs to its result, kept in one self-checking file
   (memo_file.py) in the cache folder between builds.
 - manifest.py: a manifest of what each output file was made from. It answers "is the site already
-  what these inputs make?" (then the build stops there) and, through the keys of the pages and data
-  files (pagekeys.py), which files of the last build can be kept unmade.
+  what these inputs make?" (then the build stops there).
 """

@@ -10,9 +10,7 @@ is nothing to do: it reports the last build's summary and warnings and writes no
 modification times differ (the files were touched, copied or checked out again), the files whose
 time changed are read and compared by sha256: the same bytes are the same site, and the new times
 are recorded. Anything else, a changed listing or a hand-edited page alike, makes a build, which
-puts the site right. The record is kept by output folder, not by inputs: it also holds each keyed
-page's key (pagekeys.py), so that the next build, whatever changed, keeps the pages whose key is
-the same and whose file is still what was written.
+puts the site right. The record is kept by output folder, not by inputs.
 """
 
 from __future__ import annotations
@@ -27,9 +25,8 @@ from ..errors import Problem
 from ..output.writer import Staged, read_listed, site_listing
 from .memo import Cache
 from .memo_file import code_fingerprint, digest_of
-from .pagekeys import LastFile, PageKey
 
-__all__ = ["BuiltSite", "Inputs", "Summary", "built_site", "last_pages", "read_inputs", "remember"]
+__all__ = ["BuiltSite", "Inputs", "Summary", "built_site", "read_inputs", "remember"]
 
 STAGE = "site"  # the cache stage: one entry, the last build's
 
@@ -52,7 +49,6 @@ class BuiltSite:
     inputs: bytes  # the key of the inputs it was built from (Inputs.key)
     files: tuple[tuple[str, int, int], ...]  # (path below the folder, size, mtime in ns), sorted by path
     digests: tuple[bytes, ...]  # the sha256 of each of those files, in the same order
-    keys: tuple[PageKey | None, ...]  # each file's page key, if it is a keyed page, in the same order
     summary: Summary
 
 
@@ -113,30 +109,18 @@ def built_site(cache: Cache, inputs: Inputs, out: Path) -> BuiltSite | None:
     return found
 
 
-def last_pages(cache: Cache, out: Path) -> dict[str, LastFile]:
-    """Return what the last build into ``out`` recorded of its keyed pages: each one's key, size,
-    modification time (ns) and sha256, by path."""
-    found = cache.stage(STAGE, BuiltSite, single=True).get(_out_key(out))
-    if found is None:
-        return {}
-    return {path: LastFile(key, size, mtime, sha) for (path, size, mtime), sha, key in zip(found.files, found.digests, found.keys)
-            if key is not None}
-
-
 def remember(cache: Cache, inputs: Inputs, out: Path, summary: Summary, staged: Sequence[Staged]) -> None:
     """Record what the build just wrote into ``out`` from ``inputs`` (saved with the cache).
 
-    The ``staged`` files give their sha256 and keys (so that they need not be read again); any other
+    The ``staged`` files give their sha256 (so that they need not be read again); any other
     file of the folder (papercat's marker) is read.
     """
     digests = {s.path: s.digest for s in staged if s.digest is not None}
-    keys = {s.path: s.key for s in staged if s.key is not None}
     files = site_files(out)
     cache.stage(STAGE, BuiltSite, single=True).put(
         _out_key(out), BuiltSite(inputs.key(), files,
                                  tuple(digests.get(path) or _sha256(os.path.join(out, path), size)
-                                       for path, size, _ in files),
-                                 tuple(keys.get(path) for path, _, _ in files), summary))
+                                       for path, size, _ in files), summary))
 
 
 def _out_key(out: Path) -> bytes:

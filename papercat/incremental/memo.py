@@ -15,8 +15,8 @@ is written whole. A stage the build did not open stays as it was. The folder may
 any time; the next build just computes everything again.
 
 A step that works on the whole catalog (the statistics keyphrases are picked against, related
-papers, the search files) has a single-entry stage keyed by the hash of its inputs (for the first
-two, those of the catalog's reference papers: see catalog.py), so a rebuild with no change skips
+papers) has a single-entry stage keyed by the hash of its inputs (for the first
+those of the catalog's reference papers: see catalog.py), so a rebuild with no change skips
 it; when it misses, the step's per-paper stage supplies the paper-by-paper part. Its header holds
 that key, so a miss reads only the header, not the last build's entry.
 The search index's paper-by-paper part, the documents' terms, is a single entry as well

@@ -25,7 +25,6 @@ from pathlib import Path
 from types import TracebackType
 
 from ..errors import CatalogError
-from ..incremental.pagekeys import PageKey
 from .swap import STAGING, clear_leftovers, lock_beside, remove_tree, swap
 
 # Marks a folder as papercat's output, so a build never replaces a folder it did not make.
@@ -50,8 +49,6 @@ class Staged:
     path: str
     kept_mode: int | None = None
     digest: bytes | None = None
-    key: PageKey | None = None  # a keyed page's key (incremental/pagekeys.py), for the up-to-date record
-    made: bool = True  # False for a page kept unrendered (Staging.keep)
 
 
 @dataclass(frozen=True)
@@ -128,12 +125,12 @@ class Staging:
                                "expected each output path once")
         self.sources[path] = source
 
-    def stage(self, path: str, data: bytes, key: PageKey | None = None) -> Staged:
-        """Put ``data``, the bytes of a claimed ``path`` (a page of ``key``, if keyed), into the staging
+    def stage(self, path: str, data: bytes) -> Staged:
+        """Put ``data``, the bytes of a claimed ``path``, into the staging
         folder: the earlier site's file at ``path`` if it holds them already, else a new file."""
         digest = hashlib.sha256(data).digest() if self.digests else None
         if self.folder is None:  # a check
-            return Staged(path, None, digest, key)
+            return Staged(path, None, digest)
         old = self.old_files.get(path)
         kept = _same_bytes(self.site, path, data, old)
         with self._staging(path) as target:
@@ -142,19 +139,7 @@ class Staging:
             else:
                 assert old is not None
                 _keep_file(os.path.join(self.site, path), target, old, self._mask, data)
-        return Staged(path, kept, digest, key)
-
-    def keep(self, path: str, size: int, mtime_ns: int, digest: bytes, key: PageKey | None = None) -> Staged | None:
-        """Stage the earlier site's file at ``path`` (a page of ``key``, if keyed) unread, if it is still
-        the regular file of that size and modification time whose sha256 was recorded as ``digest``;
-        else return None."""
-        old = self.old_files.get(path)
-        if old is None or not stat.S_ISREG(old.st_mode) or old.st_size != size or old.st_mtime_ns != mtime_ns:
-            return None
-        if self.folder is not None:
-            with self._staging(path) as target:
-                _keep_file(os.path.join(self.site, path), target, old, self._mask)
-        return Staged(path, stat.S_IMODE(old.st_mode), digest if self.digests else None, key, False)
+        return Staged(path, kept, digest)
 
     def add(self, path: str, data: bytes, source: str) -> Staged:
         """Claim ``path`` for ``source`` and stage ``data`` there."""

@@ -22,7 +22,6 @@ from .files import (
     SEGMENT_DOCS,
     IndexFile,
     SearchWork,
-    SegmentFiles,
     search_files,
     search_work,
     segment_bounds,
@@ -32,7 +31,7 @@ from .index import Index, assemble_index, build_index, index_of, segment_index, 
 from .terms import DocTerms, doc_terms
 
 __all__ = ["CHUNK_TARGET", "DOC_SHARD_SIZE", "FIELDS", "FORMAT_VERSION", "MANIFEST", "SEGMENT_DOCS", "Chunk",
-           "DocTerms", "Index", "IndexFile", "SearchDoc", "SearchWork", "SegmentFiles", "TermColumns", "TextFields",
+           "DocTerms", "Index", "IndexFile", "SearchDoc", "SearchWork", "TermColumns", "TextFields",
            "assemble_index", "build_index", "doc_key", "doc_terms", "index_of", "search_docs", "search_files",
            "search_work", "segment_bounds", "segment_index", "serialize", "split_index", "term_columns",
            "terms_cached", "text_fields"]

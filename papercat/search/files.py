@@ -9,22 +9,22 @@ from functools import partial
 from typing import Any
 
 from ..collector import paused_gc
-from ..incremental.memo import Cache, digest
+from ..incremental.memo import Cache
 from ..enrich import reference_papers
 from ..model import Catalog
 from .chunk_json import _chunk_data
 from .chunks import CHUNK_TARGET, split_index
 from .columns import TextFields, term_columns
 from .documents import SearchDoc, doc_key, search_docs
-from .format import _ENCODER, FIELDS, _dump
+from .format import FIELDS, _dump
 from .index import Index, index_of, segment_index
 from .lunrjs import LUNR_VERSION
 
 FORMAT_VERSION = 2
 DOC_SHARD_SIZE = 50
 # The documents, in arrival order, are indexed in segments of this many: each its own lunr index split
-# into chunks, weighted by the same reference statistics, so that a new listing rewrites only the last
-# segment or two (see SearchWork.files).
+# into chunks, weighted by the same reference statistics, so that a new listing changes the files of
+# only the last segment or two (the others keep their bytes and modification times: output/writer.py).
 SEGMENT_DOCS = 4096
 # With several segments, a query reads a word's chunk in each: their chunks are split at this share of
 # the target, so that a word costs about what one chunk of one index would (6 segments at 21,000 papers).
@@ -36,8 +36,7 @@ def search_files(catalog: Catalog, target: int | None = CHUNK_TARGET,
                  cache: Cache | None = None, order: Sequence[str] = ()) -> dict[str, bytes]:
     """Return every file of the site's search/ folder by its path below search/ (docs in ``order``)."""
     work = search_work(catalog, target, cache, order)
-    return {**{path: make() for path, make, _ in work.doc_files()},
-            **{file.path: file.data for file in work.files() if file.data is not None}}
+    return {**{path: make() for path, make in work.doc_files()}, **{file.path: file.data for file in work.files()}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,8 +46,8 @@ class SearchWork:
     ``search_work`` makes the documents (their names cached, in worker processes). ``doc_files``
     are made of the documents alone, each by its own function, so that any process may make them
     (the build's page-rendering workers do). ``files()`` makes the index (the documents' terms
-    included) unless the cache has it; the build runs it while the workers render the pages
-    (pipeline.py), so that no terms are held while the pages come back.
+    cached); the build runs it while the workers render the pages (site/files.py), so that no
+    terms are held while the pages come back.
     """
 
     catalog: Catalog
@@ -59,77 +58,28 @@ class SearchWork:
     fields: TextFields | None = None  # the titles' and abstracts' fields, worked out beside the catalog
 
     @paused_gc()
-    def files(self, keep: Callable[[str, bytes], bool] = lambda path, key: False) -> list[IndexFile]:
-        """Return the index's files (each segment's chunks, and the manifest).
-
-        A segment the last build made from the same documents (its key is in the cache) whose every
-        file ``keep(path, key)`` finds in the site as that build left it is kept: its files come
-        without bytes, unread. The others are made now (and remembered in the cache).
-        """
+    def files(self) -> list[IndexFile]:
+        """Return the index's files: each segment's chunks, and the manifest."""
         bounds = segment_bounds(len(self.docs))
         reference = reference_papers.reference_count(len(self.docs))  # weights counted as keyphrases' are
         target = self._chunk_target(len(bounds))
-        stage = self.cache.stage(_SEGMENTS_STAGE, SegmentFiles)
-        keys = [self._segment_key(start, stop, reference, target) for start, stop in bounds]
-        kept = [self._kept(stage.get(key), key, keep) if key is not None else None for key in keys]
-        if None in kept:
-            # The field vectors of the segments to make and those after them: not of the kept ones before.
-            index = self._index(reference, bounds[kept.index(None)][0])
-        records: list[SegmentFiles] = []
-        files: list[IndexFile] = []
-        for n, ((start, stop), record) in enumerate(zip(bounds, kept)):
-            if record is None:  # made now: its files with their bytes
-                segment = _segment_files(segment_index(index, start, stop), n, target)
-                record = segment.record()
-                if keys[n] is not None:
-                    stage.put(keys[n], record)
-                files += [IndexFile(path, data, keys[n]) for path, data in segment.files]
-            else:  # kept: its files come without bytes, unread
-                files += [IndexFile(path, None, keys[n]) for path, _ in record.files]
-            records.append(record)
-        stage.close()  # the records are the caller's now: the cache keeps only what it will write
-        return [*files, IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, records), None)]
+        columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
+        index = index_of([d.ref for d in self.docs], columns, reference, 0)
+        segments = [_segment_files(segment_index(index, start, stop), n, target) for n, (start, stop) in enumerate(bounds)]
+        return [*(IndexFile(path, data) for segment in segments for path, data in segment.files),
+                IndexFile(MANIFEST, _manifest(self.catalog, len(self.docs), bounds, segments))]
 
     def _chunk_target(self, segments: int) -> int | None:
         """Return the size a chunk is split at, in each of ``segments`` segments."""
         return self.target if self.target is None or segments == 1 else max(1, self.target // SEGMENT_TARGET_SHARE)
 
-    def _index(self, reference: int, first: int) -> Index:
-        """Return the index of the documents from ``first`` on, weighed over the ``reference`` first ones."""
-        columns = term_columns(self.docs, self.cache, self.doc_keys, self.fields)
-        return index_of([d.ref for d in self.docs], columns, reference, first)
-
-    @staticmethod
-    def _kept(record: SegmentFiles | None, key: bytes, keep: Callable[[str, bytes], bool]) -> SegmentFiles | None:
-        """Return the last build's record of a segment if every file of it is in the site to keep, else None."""
-        return record if record is not None and all(keep(path, key) for path, _ in record.files) else None
-
-    def _segment_key(self, start: int, stop: int, reference: int, target: int | None) -> bytes | None:
-        """Return the digest of what the segment of documents ``start:stop`` is made of (texts by their
-        doc_key), or None without a cache: the reference documents' terms (its weights), and those of
-        every document up to its last (its own, and the numbers of its terms: by first use)."""
-        if self.doc_keys is None:
-            return None
-        return digest(f"search segment {FORMAT_VERSION} {target} {start} {stop} {reference}",
-                      b"".join(self.doc_keys[:max(reference, stop)]))
-
-    def doc_files(self) -> list[tuple[str, Callable[[], bytes], bytes | None]]:
+    def doc_files(self) -> list[tuple[str, Callable[[], bytes]]]:
         """Return the files shown with results (the doc shards, then the facets), each with the function
-        that makes it and, with a cache, a key for a doc shard: the digest of what it is made of."""
-        shards = [(f"docs/{n}.json", partial(_doc_shard, self.docs, n), self._shard_key(n))
-                  for n in range(_shards(len(self.docs)))]
-        return [*shards, ("facets.json", partial(_facets, self.catalog, self.docs), None)]
-
-    def _shard_key(self, n: int) -> bytes | None:
-        """Return the digest of what doc shard ``n`` shows (texts by their doc_key), or None without a cache."""
-        if self.doc_keys is None:
-            return None
-        part = slice(n * DOC_SHARD_SIZE, (n + 1) * DOC_SHARD_SIZE)
-        return digest(f"doc shard {FORMAT_VERSION} {DOC_SHARD_SIZE}", b"".join(self.doc_keys[part]),
-                      _ENCODER.encode([[d.id, d.url, d.venues, d.topics] for d in self.docs[part]]))
+        that makes it."""
+        shards = [(f"docs/{n}.json", partial(_doc_shard, self.docs, n)) for n in range(_shards(len(self.docs)))]
+        return [*shards, ("facets.json", partial(_facets, self.catalog, self.docs))]
 
 
-_SEGMENTS_STAGE = "search-segments"
 
 
 @paused_gc()
@@ -140,8 +90,8 @@ def search_work(catalog: Catalog, target: int | None = CHUNK_TARGET, cache: Cach
     cache = cache or Cache()
     docs = search_docs(catalog, order)
     # With a cache, each document's texts are hashed once (24 MB at 20,000 papers): their digest keys
-    # the document's terms, and stands for the texts in the keys of its segment and its doc shard.
-    # Without one nothing is looked up by them, and hashing every document would be time lost.
+    # the document's terms. Without one nothing is looked up by them, and hashing every document
+    # would be time lost.
     doc_keys = [doc_key(d) for d in docs] if cache.enabled else None
     return SearchWork(catalog, docs, doc_keys, target, cache, fields)
 
@@ -156,32 +106,18 @@ MANIFEST = "manifest.json"
 
 @dataclass(frozen=True)
 class IndexFile:
-    """A file of the search index: its path below search/, its bytes, and the key of its segment (with a
-    cache). No bytes: the last build's file is kept as it is (``SearchWork.files``)."""
+    """A file of the search index: its path below search/ and its bytes."""
 
     path: str
-    data: bytes | None
-    key: bytes | None
-
-
-@dataclass(frozen=True)
-class SegmentFiles:
-    """What the manifest (and a later build) needs of a segment: its files' paths and sizes, in order,
-    and the manifest's keys that find them (file numbers counted from the segment's first file)."""
-
-    files: tuple[tuple[str, int], ...]  # (path below search/, size in bytes)
-    keys: tuple[tuple[str, int, int], ...]  # (prefix, exact, file number in the segment)
+    data: bytes
 
 
 @dataclass(frozen=True)
 class Segment:
-    """One segment's chunk files, made: their bytes and the manifest's keys that find them."""
+    """One segment's chunk files: their bytes and the manifest's keys that find them."""
 
     files: tuple[tuple[str, bytes], ...]  # (path below search/, JSON)
     keys: tuple[tuple[str, int, int], ...]  # (prefix, exact, file number in the segment)
-
-    def record(self) -> SegmentFiles:
-        return SegmentFiles(tuple((path, len(data)) for path, data in self.files), self.keys)
 
 
 def _segment_files(index: Index, number: int, target: int | None) -> Segment:
@@ -191,7 +127,7 @@ def _segment_files(index: Index, number: int, target: int | None) -> Segment:
                    tuple((key, int(exact), n) for n, c in enumerate(chunks) for key, exact in c.keys))
 
 
-def _manifest(catalog: Catalog, docs: int, bounds: list[tuple[int, int]], segments: list[SegmentFiles]) -> bytes:
+def _manifest(catalog: Catalog, docs: int, bounds: list[tuple[int, int]], segments: list[Segment]) -> bytes:
     """Return the manifest that finds the segments' chunks (and the other files)."""
     files: list[tuple[str, int]] = []
     keys: list[list[Any]] = []
@@ -199,7 +135,7 @@ def _manifest(catalog: Catalog, docs: int, bounds: list[tuple[int, int]], segmen
     for (start, stop), segment in zip(bounds, segments):
         first = len(files)
         keys += [[key, exact, first + n] for key, exact, n in segment.keys]
-        files += segment.files
+        files += [(path, len(data)) for path, data in segment.files]
         table.append({"docs": [start, stop], "files": [first, len(files)]})
     return _dump({
         "version": FORMAT_VERSION,

@@ -75,7 +75,7 @@ def _site_pages(catalog: Catalog, news: News, base_url: str | None) -> list[Page
     positions = {slug: {p.id: i for i, p in enumerate(papers)} for slug, papers in catalog.by_venue.items()}
     links = Memo(lambda pid: paper_link(by_id[pid]))  # each paper's link made once per process, where it is used
     pages += [Page(urls.paper_path(paper.id), "paper.html", source=str(paper.source),
-                   make_context=partial(paper_context, catalog, paper, links, positions, venues), keyed=True)
+                   make_context=partial(paper_context, catalog, paper, links, positions, venues))
               for paper in catalog.papers]
     return pages
 
@@ -111,9 +111,8 @@ def paper_context(catalog: Catalog, paper: Paper, links: Mapping[str, PaperLink]
 class PaperLink:
     """Another paper as a page links to it: what the page shows of it, and no more.
 
-    A paper's page is given its related papers and neighbours as links, not as whole papers, so
-    that its key (incremental/pagekeys.py) changes only when what it shows of them does: not when a related
-    paper's own related papers change.
+    A paper's page is given its related papers and neighbours as links, not as whole papers: a
+    template then shows of them only what every link to a paper shows.
     """
 
     id: str

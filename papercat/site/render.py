@@ -28,7 +28,6 @@ class Page:
     context: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # what the page was made from, for error messages
     make_context: Callable[[], dict[str, Any]] | None = None  # if given, the context, made where the page renders
-    keyed: bool = False  # kept unrendered when its key is the last build's (incremental/pagekeys.py)
 
     def own_context(self) -> dict[str, Any]:
         """Return the page's own context (made now, if it is made where the page renders)."""
@@ -121,11 +120,9 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     return env
 
 
-def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any],
-                own: dict[str, Any] | None = None) -> bytes:
-    """Render one page to UTF-8 bytes (``own``: its own context, if already made)."""
-    if own is None:
-        own = page.own_context()
+def render_page(env: jinja2.Environment, page: Page, shared: dict[str, Any]) -> bytes:
+    """Render one page to UTF-8 bytes."""
+    own = page.own_context()
     links = _links(page.path, own.get("link_base"))
     html = env.get_template(page.template).render({**shared, **own, "page_path": page.path, **links})
     return html.encode("utf-8")
