@@ -18,12 +18,11 @@ from operator import itemgetter
 from . import workers
 from .collector import paused_gc
 from .incremental.memo import Cache, digest, digest_of
-from .incremental.memo import Stage as CacheStage
 from .enrich import keyphrases, reference_papers, related
 from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
 from .enrich.names import method_names
 from .enrich.related import Found
-from .enrich.titles import derive_title, unique_titles
+from .enrich.titles import Candidate, derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
 from .catalog_related import related_papers
 from .errors import Problem
@@ -189,20 +188,13 @@ def _titles(merged: list[_Merged], key: Callable[[int], bytes], overrides: dict[
                                                   key, bar.advance))
     first = [overrides[m.id].title if i in given else next(derived) or f"Paper {m.id}"
              for i, m in enumerate(merged)]  # an abstract of symbols has no words to make a title of
-    retitled = _remembered(cache.stage("retitled", str))
-    return _Titles(first, unique_titles(first, [m.abstract for m in merged], given, retitled))
+    retitled = cache.stage("retitled", str)  # the candidate titles, under the digest of what each is made of
+    return _Titles(first, unique_titles(first, [m.abstract for m in merged], given,
+                                        lambda found: retitled.map(_made, found, lambda c: digest(*c.parts))))
 
 
-def _remembered(stage: CacheStage) -> Callable[[tuple[str, ...], Callable[[], str]], str]:
-    """Return a function that returns ``make()``, kept in ``stage`` under the digest of its ``parts``."""
-    def made(parts: tuple[str, ...], make: Callable[[], str]) -> str:
-        key = digest(*parts)
-        value = stage.get(key)
-        if value is None:
-            value = make()
-            stage.put(key, value)
-        return value
-    return made
+def _made(candidate: Candidate) -> str:
+    return candidate.make()
 
 
 @dataclass(frozen=True)

@@ -239,11 +239,12 @@ def test_remembered_candidates_make_the_same_titles_without_making_them_again():
     memo: dict[tuple[str, ...], str] = {}
     made: list[tuple[str, ...]] = []
 
-    def remembered(parts, make):
-        if parts not in memo:
-            made.append(parts)
-            memo[parts] = make()
-        return memo[parts]
+    def remembered(candidates):
+        for candidate in candidates:
+            if candidate.parts not in memo:
+                made.append(candidate.parts)
+                memo[candidate.parts] = candidate.make()
+        return [memo[candidate.parts] for candidate in candidates]
 
     first = unique_titles(titles, abstracts, made=remembered)
     assert first == unique_titles(titles, abstracts) and made, "the same titles, their candidates made once"

@@ -6,6 +6,6 @@ text, its sentences and acronyms) -> naming ("Name: what it is") -> derive (the 
 """
 
 from .derive import derive_title
-from .unique import unique_titles
+from .unique import Candidate, unique_titles
 
-__all__ = ["derive_title", "unique_titles"]
+__all__ = ["Candidate", "derive_title", "unique_titles"]

@@ -92,13 +92,21 @@ def _title_with_phrase(title: str, abstract: str, others: set[str]) -> str:
     return _with_phrase(title, phrase)
 
 
-# How a candidate title is made: given what it is made of and the function that makes it, return what
-# that function returns (a memo between builds may know it already: see catalog.py).
-Make = Callable[[tuple[str, ...], Callable[[], str]], str]
+@dataclass(frozen=True)
+class Candidate:
+    """A title to try for a paper: what it is made of, and the function that makes it."""
+
+    parts: tuple[str, ...]
+    make: Callable[[], str]
 
 
-def _made_now(parts: tuple[str, ...], make: Callable[[], str]) -> str:
-    return make()
+# How candidate titles are made: given them, return what each one's function returns, in order (a
+# memo between builds may know some already, and worker processes may make the rest: see catalog.py).
+Make = Callable[[Sequence[Candidate]], list[str]]
+
+
+def _made_now(candidates: Sequence[Candidate]) -> list[str]:
+    return [candidate.make() for candidate in candidates]
 
 
 def unique_titles(titles: Sequence[str], abstracts: Sequence[str], keep: Collection[int] = (),
@@ -113,15 +121,27 @@ def unique_titles(titles: Sequence[str], abstracts: Sequence[str], keep: Collect
             groups.setdefault(key, []).append(index)
     # A new title must not take the place of any title already in the catalog.
     retitling = _Retitling(titles, abstracts, keep, list(titles), set(counts), made)
-    for key in sorted(groups):  # sorted, so the result does not depend on where each paper was listed
-        retitling.tell_apart(key, sorted(groups[key], key=lambda i: (abstracts[i], titles[i])))
+    # Sorted, so the result does not depend on where each paper was listed.
+    ordered = {key: sorted(groups[key], key=lambda i: (abstracts[i], titles[i])) for key in sorted(groups)}
+    retitling.tell_apart([_Group(key, members, [i for i in members if i not in keep])
+                          for key, members in ordered.items()])
     return retitling.out
 
 
-def _shared_words(abstracts: list[str]) -> set[str]:
-    """Return the words more than one of the abstracts has: those that tell none of them apart."""
+def _shared_words(abstracts: list[str]) -> str:
+    """Return the words more than one of the abstracts has, those that tell none of them apart: sorted,
+    a line each."""
     frequency = Counter(w for abstract in abstracts for w in _words_of(abstract))
-    return {w for w, n in frequency.items() if n > 1}
+    return "\n".join(sorted(w for w, n in frequency.items() if n > 1))
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Papers that share a title: its key, the papers, and those whose title may change."""
+
+    key: str
+    members: list[int]
+    pending: list[int]  # the members whose title is not a person's (papers.yaml)
 
 
 @dataclass
@@ -135,33 +155,50 @@ class _Retitling:
     taken: set[str]
     made: Make
 
-    def tell_apart(self, key: str, members: list[int]) -> None:
-        """Give the papers that share the title of ``key`` titles of their own."""
-        shared = _shared_words([self.abstracts[i] for i in members])
-        pending = [i for i in members if i not in self.keep]
-        plain_is_free = len(pending) == len(members)  # a given title keeps the plain one for itself
-        for make in (_longer_title, _title_with_phrase):
-            self._retitle(key, pending, make, shared)
-            pending = [i for i in pending if _title_key(self.out[i]) == key]
-        # The first one left keeps the plain title, unless a given title has it.
-        self._number(pending[1:] if plain_is_free else pending)
+    def tell_apart(self, groups: list[_Group]) -> None:
+        """Give the papers of each group titles of their own: a longer title, else one with a phrase
+        of its abstract that the others lack, else a number.
 
-    def _retitle(self, key: str, pending: list[int], make: Callable[[str, str, set[str]], str],
-                 shared: set[str]) -> None:
-        """Give each pending paper the title ``make`` makes, where it is new and no other's."""
+        The candidates are made in batches, before the groups are gone through in order: every
+        longer title, then the phrases of the papers whose longer title cannot be their own whatever
+        the other groups take. A phrase found wanting only as the groups are gone through is made then.
+        """
+        longer = self._made(_longer_title, [(i, set(), "") for group in groups for i in group.pending])
+        words = self._shared(groups)
+        phrases = self._made(_title_with_phrase, [(i, *words[group.key]) for group in groups
+                                                  for i in _hopeless(group, longer)])
+        for group in groups:
+            left = self._retitle(group.key, group.pending, longer)
+            phrases.update(self._made(_title_with_phrase, [(i, *words[group.key]) for i in left if i not in phrases]))
+            left = self._retitle(group.key, left, phrases)
+            # The first one left keeps the plain title, unless a given title has it.
+            self._number(left[1:] if len(group.pending) == len(group.members) else left)
+
+    def _shared(self, groups: list[_Group]) -> dict[str, tuple[set[str], str]]:
+        """Return the words that tell none of each group's abstracts apart, as a set and as one string."""
+        found = [[self.abstracts[i] for i in group.members] for group in groups]
+        lines = self.made([Candidate(("_shared_words", *abstracts), partial(_shared_words, abstracts))
+                           for abstracts in found])
+        return {group.key: (set(words.split("\n")) if words else set(), words) for group, words in zip(groups, lines)}
+
+    def _made(self, make: Callable[[str, str, set[str]], str], items: list[tuple[int, set[str], str]]) -> dict[int, str]:
+        """Return the title ``make`` makes for each paper of ``items`` (its position, the words of its
+        group's abstracts that tell none apart, and those words as one string), by position."""
         # What a candidate is made of: the other members' words matter only to a phrase.
-        context = "\n".join(sorted(shared)) if make is _title_with_phrase else ""
-        candidates = {i: self.made((make.__name__, self.titles[i], self.abstracts[i], context),
-                                   partial(make, self.titles[i], self.abstracts[i], shared))
-                      for i in pending}
-        seen = Counter(_title_key(c) for c in candidates.values())
-        for i, candidate in candidates.items():
-            new = _title_key(candidate)
-            # Two members reaching the same new title are no more distinct than before.
-            if candidate and len(candidate) <= _UNIQUE_MAX and new != key and new not in self.taken \
-                    and seen[new] == 1:
-                self.out[i] = candidate
+        candidates = [Candidate((make.__name__, self.titles[i], self.abstracts[i], context),
+                                partial(make, self.titles[i], self.abstracts[i], shared))
+                      for i, shared, context in items]
+        return dict(zip([i for i, _, _ in items], self.made(candidates) if candidates else []))
+
+    def _retitle(self, key: str, pending: list[int], candidates: dict[int, str]) -> list[int]:
+        """Give each pending paper its candidate title, where it is new and no other's; return those
+        still titled as ``key``."""
+        for i in _telling(key, pending, candidates):
+            new = _title_key(candidates[i])
+            if new not in self.taken:
+                self.out[i] = candidates[i]
                 self.taken.add(new)
+        return [i for i in pending if _title_key(self.out[i]) == key]
 
     def _number(self, pending: list[int]) -> None:
         """Number the papers still without a title of their own: "title (2)", "title (3)"."""
@@ -170,3 +207,17 @@ class _Retitling:
                 number += 1
             self.out[i] = numbered
             self.taken.add(_title_key(numbered))
+
+
+def _hopeless(group: _Group, candidates: dict[int, str]) -> list[int]:
+    """Return the group's pending papers whose candidate cannot be a title of their own."""
+    telling = set(_telling(group.key, group.pending, candidates))
+    return [i for i in group.pending if i not in telling]
+
+
+def _telling(key: str, pending: list[int], candidates: dict[int, str]) -> list[int]:
+    """Return the pending papers whose candidate tells them apart, unless another title has taken it:
+    short enough, not ``key`` and no other pending paper's."""
+    seen = Counter(_title_key(candidates[i]) for i in pending)
+    return [i for i in pending if candidates[i] and len(candidates[i]) <= _UNIQUE_MAX
+            and (new := _title_key(candidates[i])) != key and seen[new] == 1]
