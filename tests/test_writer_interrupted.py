@@ -147,8 +147,13 @@ def test_without_an_atomic_exchange_the_next_build_completes_an_interrupted_swap
     _assert_next_build_completes(project, versions, fallback=True)
 
 
-def test_ctrl_c_prints_no_traceback(project, versions):
-    done = _interrupted(project, signal.SIGINT, True, Moment(STAGED, 0.0))  # while the pages render
+def test_ctrl_c_prints_no_traceback(versions, tmp_path):
+    for attempt in range(5):  # on a busy machine the build may end before the signal lands: try again
+        project = tmp_path / f"project-{attempt}"
+        shutil.copytree(versions.start, project, symlinks=True)
+        done = _interrupted(project, signal.SIGINT, True, Moment(STAGED, 0.0))  # while the pages render
+        if done.returncode != 0:
+            break
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
 
 
