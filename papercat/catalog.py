@@ -20,6 +20,7 @@ from .collector import paused_gc
 from .incremental.memo import Cache, digest, digest_of
 from .enrich import keyphrases, reference_papers, related
 from .enrich.abstract import RenderedAbstract, plain_text, render_abstract
+from .enrich.abstract.mathml import summarise_math_warnings
 from .enrich.names import method_names
 from .enrich.related import Found
 from .enrich.titles import Candidate, derive_title, unique_titles
@@ -159,9 +160,10 @@ def _texts(merged: list[_Merged], arrival: Sequence[str], overrides: dict[str, O
 
 
 def _abstract_warnings(texts: _Texts) -> list[Problem]:
-    """Return the warnings of rendering the abstracts, each at the first entry that gave its abstract."""
-    return [Problem(m.found[0][0].path, m.found[0][0].line, warning, warning=True)
-            for m, r in zip(texts.merged, texts.rendered) for warning in r.warnings]
+    """Return the warnings of rendering the abstracts, each at the first entry that gave its abstract (the
+    math shown as source summed up in one)."""
+    return summarise_math_warnings([Problem(m.found[0][0].path, m.found[0][0].line, warning, warning=True)
+                                    for m, r in zip(texts.merged, texts.rendered) for warning in r.warnings])
 
 
 def _search_fields(texts: _Texts) -> TextFields:

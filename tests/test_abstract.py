@@ -159,7 +159,7 @@ def test_text_commands_in_math_become_html_emphasis(abstract, html):
 
 
 @pytest.mark.parametrize(("abstract", "reason"), [
-    ("the bound $\\frac{a}{$ holds", "its braces are not balanced"),
+    ("the bound $\\frac{a}}{b$ holds", "its braces are not balanced"),  # both missing and stray
     ("water is $\\ce{H2O}$ here", "latex2mathml does not know \\ce"),
     ("a script $x^$ here", "latex2mathml could not read it"),
     ("a macro $\\def\\a{\\a\\a}\\a$ here", "it uses \\def"),
