@@ -4,8 +4,8 @@ One paper's way through ``make_catalog``: ``merge_listings`` makes one ``_Merged
 that gives its abstract; ``_texts`` renders that abstract and titles it (a ``_Texts``, by position,
 with the order the papers came in); ``_keyphrases`` picks its keyphrases; ``related_papers``
 (catalog_related.py) finds its related papers and its place on the map; ``_labelled`` its topics
-and coined names; ``_paper`` makes its Paper of all of it, complete, and ``Catalog.assemble`` puts
-it in its venues and topics.
+and coined names, and ``discovered_topics`` a topic papercat found if none matched; ``_paper`` makes
+its Paper of all of it, complete, and ``Catalog.assemble`` puts it in its venues and topics.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .enrich.names import method_names
 from .enrich.related import Found
 from .enrich.titles import Candidate, derive_title, unique_titles
 from .enrich.topics import OTHER, assign_topics
-from .catalog_related import related_papers
+from .catalog_related import discovered_topics, related_papers
 from .errors import Problem
 from .content.listing import Listing
 from .memo import Memo
@@ -81,10 +81,12 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar.restart("topics")
     bar.advance(len(merged))  # found beside the keyphrases and related papers
     topics, names = _labelled(labels, found_labels, cache)
+    topics, discovered = discovered_topics(texts, phrases.picked, near.vectors, topics,
+                                           {i for i, o in overrides.items() if o.topics}, (*taxonomy, OTHER))
     found = _Enrichment(phrases.picked, names, topics, _related_papers(merged, near.found))
     papers = [_paper(texts, found, n, venues, overrides.get(m.id, _NO_OVERRIDE))
               for n, m in enumerate(merged)]
-    catalog = Catalog.assemble(papers, list(venues.values()), [*taxonomy, OTHER], venue_order,
+    catalog = Catalog.assemble(papers, list(venues.values()), [*taxonomy, *discovered, OTHER], venue_order,
                                {m.id: place for m, place in zip(merged, near.places)})
     return catalog, problems
 

@@ -1,4 +1,5 @@
-"""Each paper's related papers and its place on the map, and what a build keeps of them for the next.
+"""Each paper's related papers and its place on the map, and what a build keeps of them for the next;
+and the topics discovered for the papers no topic matched, grouped by the same TF-IDF rows.
 
 Split from catalog.py, whose step this is: comparing every paper with all the others is the one
 enrichment over the whole catalog, and a new listing only adds its papers to the last build's.
@@ -15,17 +16,20 @@ import numpy as np
 from scipy import sparse
 
 from .enrich import reference_papers, related
+from .enrich.discovered import TermVectors, Unmatched, discover_topics
 from .enrich.related import Found
 from .incremental.memo import Cache
 from .enrich.paper_map import Layout, layout
 from .enrich.paper_map import places as map_places
+from .enrich.topics import OTHER
+from .model import Topic, TopicMatch
 from .progress import Stage
 
 if TYPE_CHECKING:
     from .catalog import _Keyphrases as Keyphrases
     from .catalog import _Texts as Texts
 
-__all__ = ["Related", "RelatedState", "related_papers"]
+__all__ = ["Related", "RelatedState", "discovered_topics", "related_papers"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class Related:
 
     found: list[list[Found]]  # (position, score, shared terms) of each related paper: Relations.plain
     places: list[tuple[int, int]]
+    vectors: TermVectors  # the papers' TF-IDF rows, which discovered topics group them by
 
 
 def related_papers(texts: Texts, phrases: Keyphrases, key: bytes, cache: Cache, bar: Stage) -> Related:
@@ -77,7 +82,29 @@ def related_papers(texts: Texts, phrases: Keyphrases, key: bytes, cache: Cache, 
                  else _related_extended(last, texts, phrases, bar))
         memo.put(key, state)
         memo.close()  # the cache keeps only what it will write (the matrix and pairs, pickled)
-    return Related(state.relations.plain(texts.oldest), _by_position(state.places, texts.oldest))
+    return Related(state.relations.plain(texts.oldest), _by_position(state.places, texts.oldest),
+                   _vectors(state.relations, texts.oldest))
+
+
+def _vectors(relations: related.Relations, oldest: list[int]) -> TermVectors:
+    """Return the TF-IDF rows of ``relations`` (oldest first: ``oldest`` gives their papers), and their
+    columns."""
+    columns = relations.columns
+    features = columns.features
+    return TermVectors(relations.rows.matrix(len(features.names)), oldest, features.keys, features.names,
+                       features.phrase, features.phrases, columns.phrase_keys)
+
+
+def discovered_topics(texts: Texts, picked: list[tuple[str, ...]], vectors: TermVectors,
+                      topics: list[tuple[TopicMatch, ...]], given: set[str], taken: tuple[Topic, ...]
+                      ) -> tuple[list[tuple[TopicMatch, ...]], tuple[Topic, ...]]:
+    """Return every paper's topics, by position, with those only in Other (and given none in papers.yaml:
+    ``given``, their ids) put in the topics discovered for them (enrich.discovered), and those topics,
+    whose names and slugs the ``taken`` topics do not have."""
+    unmatched = [Unmatched(n, m.id, picked[n], texts.rendered[n].text) for n, m in enumerate(texts.merged)
+                 if len(topics[n]) == 1 and topics[n][0].slug == OTHER.slug and m.id not in given]
+    found = discover_topics(unmatched, vectors, taken)
+    return [(found.matches[n],) if n in found.matches else own for n, own in enumerate(topics)], found.topics
 
 
 def _related_extended(last: RelatedState, texts: Texts, phrases: Keyphrases, bar: Stage) -> RelatedState:

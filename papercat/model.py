@@ -32,12 +32,13 @@ class Venue:
 
 @dataclass(frozen=True)
 class Topic:
-    """A topic of the taxonomy in content/topics.yaml, with its weighted keywords."""
+    """A topic of the taxonomy in content/topics.yaml, with its weighted keywords, or one papercat found."""
 
     slug: str
     name: str
     description: str
     keywords: tuple[tuple[str, float], ...] = ()
+    discovered: bool = False  # found by papercat (enrich.discovered) for papers the taxonomy did not match
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class Catalog:
 
     papers: tuple[Paper, ...]  # ordered by primary venue, then listing position
     venues: tuple[Venue, ...]  # newest year first, then by name
-    topics: tuple[Topic, ...]  # taxonomy order, "Other" last when used
+    topics: tuple[Topic, ...]  # those with papers: taxonomy order, then the discovered ones, "Other" last
     by_venue: dict[str, tuple[Paper, ...]] = field(default_factory=dict)  # listing order
     by_topic: dict[str, tuple[Paper, ...]] = field(default_factory=dict)  # catalog order
     places: dict[str, tuple[int, int]] = field(default_factory=dict)  # paper id -> (x, y) on the map
@@ -144,8 +145,9 @@ def papers_by_topic(papers: list[Paper]) -> dict[str, list[Paper]]:
 
 
 def used_topics(topics: list[Topic], in_topic: dict[str, list[Paper]]) -> tuple[Topic, ...]:
-    """Return the taxonomy's topics, leaving out "Other" when no paper is in it."""
-    return tuple(t for t in topics if t.slug in in_topic or t.slug != "other")
+    """Return the topics some paper is in: a default taxonomy covers the whole field, and a listing of one
+    corner of it should not get pages and feeds of topics it has no paper in."""
+    return tuple(t for t in topics if t.slug in in_topic)
 
 
 def sorted_venues(venues: list[Venue]) -> list[Venue]:

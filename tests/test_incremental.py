@@ -106,6 +106,11 @@ def test_a_rebuild_with_no_change_writes_nothing(make_content, tmp_path):
     assert touched(content) == set(), "history.yaml is not rewritten either"
 
 
+def topic_pages(site: Path) -> list[str]:
+    """Return the slugs of the topics the site has a page for."""
+    return [p.stem for p in (site / "topics").glob("*.html") if p.name != "index.html"]
+
+
 def test_paper_urls_never_change_when_listings_are_added_reordered_or_renamed(make_content, tmp_path):
     content = make_content({"graphs.txt": listing("ICML 2025 Papers", GRAPHS[:3])})
     site = tmp_path / "site"
@@ -124,10 +129,14 @@ def test_paper_urls_never_change_when_listings_are_added_reordered_or_renamed(ma
     assert paper_urls(site) == added
 
     (folder / "0-icml.txt").unlink()
+    topics_before = set(topic_pages(site))
     result = build(Paths(content, site))
     assert paper_urls(site) == {k: v for k, v in added.items() if k not in first}
-    assert sorted(result.changes.removed) == sorted([*first.values(), "venues/icml-2025.html"]), \
-        "the pages of papers and venues that left are removed"
+    left = set(topic_pages(site))
+    emptied = [f"topics/{slug}.html" for slug in topics_before - left]
+    assert emptied, "the listing left had papers of topics no other paper is in"
+    assert sorted(result.changes.removed) == sorted([*first.values(), "venues/icml-2025.html", *emptied]), \
+        "the pages of papers, venues and topics that left are removed"
 
 
 def test_the_history_records_arrivals_and_survives_a_rename(make_content, tmp_path, monkeypatch):

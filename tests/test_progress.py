@@ -196,7 +196,7 @@ def test_the_build_reports_its_five_stages_and_times_each(small_content, tmp_pat
                    progress=LineProgress(stream))
     assert stage_names(stream.getvalue().splitlines()) == STAGES
     assert list(result.steps) == ["read", "enrich", "index", "render", "write"]
-    assert "rendering: 31 files in " in stream.getvalue()
+    assert "rendering: 20 files in " in stream.getvalue()
 
 
 def test_a_build_without_progress_prints_nothing(small_content, tmp_path, capfd):
@@ -254,8 +254,8 @@ def test_on_a_terminal_each_stage_is_a_bar_redrawn_in_place(small_content, tmp_p
     assert "\r" in shown and "\x1b" not in shown
     finished = [line.split("\r")[-1] for line in shown.replace("\r\n", "\n").split("\n")]
     assert [line.split()[0] for line in finished if line.strip()] == STAGES, repr(shown)
-    assert "\rrendering  [....................]  0/31  " in shown  # drawn once the total is known
-    assert "\rrendering  31 files  " in shown
+    assert "\rrendering  [....................]  0/20  " in shown  # drawn once the total is known
+    assert "\rrendering  20 files  " in shown
 
 
 def test_quiet_prints_only_warnings(make_content, tmp_path):
@@ -283,7 +283,7 @@ def test_verbose_shows_stage_lines_info_records_and_the_files_written(small_cont
     assert result.exit_code == 0, result.output
     assert "INFO papercat.pipeline: read 2 listings from " in result.stderr
     assert "rendering: started" in result.stderr.splitlines()
-    assert "rendering: 31 files in " in result.stderr
+    assert "rendering: 20 files in " in result.stderr
     assert stage_names([line for line in result.stderr.splitlines() if " in " in line]) == STAGES
     summary, *listed = result.stdout.splitlines()
     files = sorted(p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*")

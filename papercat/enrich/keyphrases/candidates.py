@@ -9,7 +9,7 @@ from operator import mul
 from papercat.text import counted
 
 from .grams import _add_grams
-from .words import _ADJECTIVE, _BROAD, _FILLER_ALONE, _GENERIC_PHRASES, _GENERIC_WORD, _Key, _Token
+from .words import GENERIC_PHRASES, _ADJECTIVE, _BROAD, _FILLER_ALONE, _GENERIC_WORD, _Key, _Token
 
 MAX_WORDS = 3
 LEAD_WEIGHTS = (1.25, 1.1)  # an occurrence in the first sentences, which state the topic
@@ -142,6 +142,6 @@ def _is_filler(key: _Key, flags: dict[str, int]) -> bool:
     last = flags[key[-1]]
     if len(key) == 1:  # most phrases: no word before, none of the phrases every abstract uses
         return bool(last & _FILLER_ALONE)
-    if last & _ADJECTIVE or key in _GENERIC_PHRASES:
+    if last & _ADJECTIVE or key in GENERIC_PHRASES:
         return True
     return bool(last & _GENERIC_WORD) and all(flags[w] & _BROAD for w in key[:-1])

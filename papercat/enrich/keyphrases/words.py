@@ -62,7 +62,7 @@ _RELATIVES = frozenset(["that", "which", "who"])  # "a benchmark that challenges
 _CUES = frozenset(w for word in _MODALS | _RELATIVES for w in (word, word.capitalize()))
 
 # Phrases every other abstract uses, whatever it is about.
-_GENERIC_PHRASES = frozenset([("language", "model"), ("neural", "network"), ("deep", "learning"),
+GENERIC_PHRASES = frozenset([("language", "model"), ("neural", "network"), ("deep", "learning"),
                               ("machine", "learning"), ("deep", "neural", "network"), ("natural", "language"),
                               ("natural", "language", "processing")])
 # A capital past the first letter of a part of a word, or a digit: "GuardAgent", "k-WL", "v1".
