@@ -219,11 +219,12 @@ def test_a_full_disk_leaves_the_old_site(versions, tmp_path, small_disk):
     command = [sys.executable, str(ROOT / "build.py"), "build", "--content", str(tmp_path / "content"),
                "--out", str(small_disk / "site"), "--no-cache", "-q"]
     filler = small_disk / "filler"
-    with filler.open("wb") as file:  # the disk full but for a few pages
+    # The disk full but for a few pages. Unbuffered: a buffered file that could not write all its bytes
+    # raises again when it is closed.
+    with filler.open("wb", buffering=0) as file:
         try:
             while True:
                 file.write(b"\0" * 65536)
-                file.flush()
         except OSError:
             pass
     os.truncate(filler, filler.stat().st_size - 32768)
