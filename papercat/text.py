@@ -34,6 +34,17 @@ def clean_line(line: str) -> str:
     return line if line.isprintable() else line.translate(_CLEAN)
 
 
+# Text copied from a PDF keeps its ligatures ("ﬁltering"): a reader sees the letters, and so must search,
+# titles and keyphrases. Only these: NFKC would also fold "x²" and "ℓ".
+_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                            "\ufb05": "st", "\ufb06": "st"})
+
+
+def spell_out_ligatures(text: str) -> str:
+    """Return ``text`` with its Latin ligatures ("ﬁ", "ﬂ") written as their letters."""
+    return text if text.isascii() else text.translate(_LIGATURES)
+
+
 def collapse_spaces(text: str) -> str:
     """Return ``text`` with runs of white space folded to one space and the ends trimmed.
 

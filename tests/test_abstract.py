@@ -19,6 +19,7 @@ from papercat.enrich.abstract import fragment as fragment_module
 from papercat.enrich.abstract import mathml as mathml_module
 from papercat.enrich.abstract import render as render_module
 from papercat.enrich.abstract import tokens as tokens_module
+from papercat.enrich.titles import derive_title
 from papercat.model import Link
 from papercat.content.folder import read_content
 from papercat.search import terms as search
@@ -605,3 +606,11 @@ def test_rendered_html_is_what_nh3_makes_of_the_fragment(synthetic):
     for abstract in bundled_abstracts() + synthetic + ADVERSARIAL + mixed:
         assert render_abstract(abstract).html == nh3_clean(fragment_of(abstract)), repr(abstract[:80])
 
+
+
+def test_ligatures_copied_from_a_pdf_are_spelt_out_so_search_and_keyphrases_find_the_word():
+    # Real NeurIPS 2020 text: "implicit collaborative ﬁltering" (U+FB01) is "filtering" to a reader.
+    rendered = render_abstract("We study implicit collaborative \ufb01ltering with e\ufb03cient \ufb02ows.")
+    assert "collaborative filtering with efficient flows" in rendered.html
+    assert "collaborative filtering with efficient flows" in plain_text(rendered.html)
+    assert "filtering" in derive_title("We study implicit collaborative \ufb01ltering with e\ufb03cient \ufb02ows.")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from latex2mathml.symbols_parser import convert_symbol
 
-from papercat.text import collapse_spaces
+from papercat.text import collapse_spaces, spell_out_ligatures
 from papercat.wordlists import read_list
 
 MAX_CHARS = 20_000  # longer abstracts are cut: no real abstract comes near, a pasted paper does
@@ -133,8 +133,10 @@ _NOT_CODE_ON_HF = frozenset(["datasets", "papers", "docs", "blog", "learn"])
 
 
 def _normalise(abstract: str) -> list[str]:
-    """Return the paragraphs of ``abstract``: NFC, control and invisible characters gone, spaces folded."""
+    """Return the paragraphs of ``abstract``: NFC, ligatures spelt out, control and invisible characters
+    gone, spaces folded."""
     text = unicodedata.normalize("NFC", abstract)
+    text = spell_out_ligatures(text)
     paragraphs = []
     for part in _PARAGRAPH_BREAK.split(text):
         if not part.isascii():  # the invisible characters are all beyond ASCII

@@ -130,6 +130,11 @@ def _is_counted(lower: str) -> bool:
     return head != lower and (head in _NUMBERS or head[:1].isdigit())
 
 
+def is_adjective(word: str) -> bool:
+    """Return whether a lowercase word is an adjective or participle by papercat's lists and its ending."""
+    return _is_adjective(word)
+
+
 def _is_adjective(word: str) -> bool:
     """Return whether a lowercase word is an adjective, which ends no keyphrase: "in-context", "gated"."""
     first, _, last = word.rpartition("-")

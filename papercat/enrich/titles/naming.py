@@ -25,9 +25,14 @@ from .patterns import (
     _TOPIC,
     _WHICH,
     _WINDOW_END,
+    _article,
     _gerund,
 )
+from .owned import own_name, singular, used_before, weigh
 from .reading import _clip, _expand, _expansion, _fit, _is_a, _is_distinctive, _is_new, _is_subsequence, _tidy
+
+
+_CUED = 2  # a name after a cue that the abstract then compares with or runs on is not its own
 
 
 def _find_name(window: str, after: str, before: str) -> tuple[int, str, str, int] | None:
@@ -79,8 +84,7 @@ def _plain_names(window: str, before: str) -> list[tuple[int, str, str, int]]:
 
 def _plain_desc(desc: str) -> str:
     """Turn "the first X" or "a novel X" into "a X", with "an" where X sounds like a vowel ("an RL")."""
-    return _LEADING_HYPE.sub(lambda m: "an " if m[1][:1] in "aeiou" or m[1][:2].isupper()
-                             and m[1][0] in "AEFHILMNORSX" else "a ", desc)
+    return _LEADING_HYPE.sub(lambda m: _article(m[1]) + " ", desc)
 
 
 def _is_informative(desc: str) -> bool:
@@ -93,9 +97,9 @@ def _is_informative(desc: str) -> bool:
 
 
 def _named_title(text: str, sentences: list[tuple[int, str]], cues: list[tuple], acronyms: dict[str, str],
-                 max_chars: int) -> str | None:
+                 max_chars: int, abstract: str) -> str | None:
     """Return "Name: what it is" when the abstract names its contribution."""
-    best = _best_name(text, sentences, cues)
+    best = _best_name(text, sentences, cues, abstract)
     if best is None:
         return None
     _, lead, rest, start, name, phrase, end = best
@@ -123,18 +127,27 @@ def _with_description(head: str, phrase: str, desc: str) -> str:
     return head
 
 
-def _best_name(text: str, sentences: list[tuple[int, str]], cues: list[tuple]) -> tuple | None:
-    """Return (score, the sentence up to the cue, the text after it, *``_find_name``'s) of the name the
-    abstract introduces most surely, or None."""
+def _best_name(text: str, sentences: list[tuple[int, str]], cues: list[tuple], abstract: str) -> tuple | None:
+    """Return (weight, the sentence up to the name, the text from the window on, *``_find_name``'s) of the
+    name the abstract gives its own work most surely, or None."""
     best = None
     for index, at, kind, base, rest, _ in cues:
         if kind in ("strong", "naming"):
             window = " ".join(_WINDOW_END.split(rest, 1)[0].split()[:14])
             found = _find_name(window, rest[len(window):], text[:at])
+            if not found or used_before(window[:found[0]]):
+                continue
+            found = (found[0], singular(found[1]), *found[2:])
             # Papers "propose" their method but "introduce" side benchmarks; a spelt-out name is deliberate.
-            score = found and (base in ("propose", "call")) + bool(found[2])
-            if found and (best is None or score > best[0] and found[1] != best[4]):
-                best = (score, text[sentences[index][0]:at], rest, *found)
+            weight, _ = weigh(found[1], text, 3 + (base in ("propose", "call")) + bool(found[2]))
+            if weight >= _CUED and (best is None or weight > best[0] and found[1] != best[4]):
+                best = (weight, text[sentences[index][0]:at], rest, *found)
+    other = own_name(text, abstract)
+    if other and (best is None or other.weight > best[0] and other.name not in best[4]):
+        if other.start < 0:  # named only by its code's address
+            return other.weight, "", "", 0, other.name, "", 0
+        lead = text[next(o for o, _ in reversed(sentences) if o <= other.start):other.start]
+        return other.weight, lead, text[other.start:], 0, other.name, other.phrase, other.end - other.start
     return best
 
 
