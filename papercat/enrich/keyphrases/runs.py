@@ -11,6 +11,7 @@ from papercat.text import WEB_ENDINGS, may_hold_web_address
 
 from .words import _CODED, _CUES, _ING, _MODALS, _OBJECT_STARTS, _PLURAL, _is_coded, _singular, _Token, _word
 
+_TO = frozenset(["to", "To"])  # "to induce a", "To handle the": an infinitive
 MAX_NAME_WORDS = 6  # "Layerwise Rotated Sparse Activation (LaRoSA)": its pieces are not phrases of their own
 
 # A word, or punctuation that ends a phrase (brackets, commas, full stops, dashes but a word's hyphen).
@@ -64,11 +65,16 @@ def _is_name_part(pieces: list[_Piece], i: int) -> bool:
 
 
 def _is_verb(token: _Token, previous: str, following: str, opens_title: bool) -> bool:
-    """Return whether a word is a verb by its neighbours: "Exploring the", "can surface", "that shows"."""
+    """Return whether a word is a verb by its neighbours: "Exploring the", "can surface", "that shows",
+    "to induce a"."""
     flags = token[3]
     if flags & _ING:
         return following.lower() in _OBJECT_STARTS or opens_title  # a derived title starts with what we did
-    if flags & _CODED or previous not in _CUES:
+    if flags & _CODED:
+        return False
+    if previous in _TO:
+        return following.lower() in _OBJECT_STARTS
+    if previous not in _CUES:
         return False
     return previous.lower() in _MODALS or token[1].endswith("s")
 
@@ -89,7 +95,7 @@ def _runs(sentence: str, is_title: bool = False, aliases: dict[str, tuple[str, s
     for i, (text, token) in enumerate(pieces):
         # After a plural a lowercase word is a verb: nouns pile up before the plural ("LLMs process").
         if token is None or current and current[-1][3] & _PLURAL and token[1].islower() or (
-                token[3] & _ING or pieces[i - 1][0] in _CUES) and _is_verb(
+                token[3] & _ING or pieces[i - 1][0] in _CUES or pieces[i - 1][0] in _TO) and _is_verb(
                     token, pieces[i - 1][0], pieces[i + 1][0], is_title and i == 0):
             if current:
                 runs.append(current)

@@ -82,10 +82,13 @@ _Key = tuple[str, ...]
 
 def fold_plural(word: str) -> str:
     """Return the singular of a lowercase noun: "strategies" -> "strategy", "analyses" -> "analysis"."""
+    if "-" in word and "-of-" not in word:  # "mixture-of-experts" is a name, not a plural
+        head, _, last = word.rpartition("-")
+        return f"{head}-{fold_plural(last)}" if last else word  # "time-series": its noun is "series"
     if word in _IRREGULAR_PLURALS:
         return _IRREGULAR_PLURALS[word]
     if len(word) <= 3 or not word.endswith("s") or word in _KEEP_S or "-of-" in word:
-        return word  # "mixture-of-experts" is a name, not a plural
+        return word
     if word.endswith(("ss", "us", "is", "ous")):
         return word
     if word.endswith("ies") and len(word) > 4:
