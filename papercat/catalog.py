@@ -81,8 +81,8 @@ def make_catalog(listings: list[Listing], taxonomy: tuple[Topic, ...],
     bar.restart("topics")
     bar.advance(len(merged))  # found beside the keyphrases and related papers
     topics, names = _labelled(labels, found_labels, cache)
-    topics, discovered = discovered_topics(texts, phrases.picked, near.vectors, topics,
-                                           {i for i, o in overrides.items() if o.topics}, (*taxonomy, OTHER))
+    topics, discovered = discovered_topics(texts, phrases.picked, near.vectors, topics, overrides,
+                                           (*taxonomy, OTHER))
     found = _Enrichment(phrases.picked, names, topics, _related_papers(merged, near.found))
     papers = [_paper(texts, found, n, venues, overrides.get(m.id, _NO_OVERRIDE))
               for n, m in enumerate(merged)]

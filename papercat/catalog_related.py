@@ -26,8 +26,11 @@ from .model import Topic, TopicMatch
 from .progress import Stage
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .catalog import _Keyphrases as Keyphrases
     from .catalog import _Texts as Texts
+    from .content.overrides import Override
 
 __all__ = ["Related", "RelatedState", "discovered_topics", "related_papers"]
 
@@ -96,11 +99,12 @@ def _vectors(relations: related.Relations, oldest: list[int]) -> TermVectors:
 
 
 def discovered_topics(texts: Texts, picked: list[tuple[str, ...]], vectors: TermVectors,
-                      topics: list[tuple[TopicMatch, ...]], given: set[str], taken: tuple[Topic, ...]
-                      ) -> tuple[list[tuple[TopicMatch, ...]], tuple[Topic, ...]]:
+                      topics: list[tuple[TopicMatch, ...]], overrides: Mapping[str, Override],
+                      taken: tuple[Topic, ...]) -> tuple[list[tuple[TopicMatch, ...]], tuple[Topic, ...]]:
     """Return every paper's topics, by position, with those only in Other (and given none in papers.yaml:
-    ``given``, their ids) put in the topics discovered for them (enrich.discovered), and those topics,
+    ``overrides``, by id) put in the topics discovered for them (enrich.discovered), and those topics,
     whose names and slugs the ``taken`` topics do not have."""
+    given = {i for i, o in overrides.items() if o.topics}
     unmatched = [Unmatched(n, m.id, picked[n], texts.rendered[n].text) for n, m in enumerate(texts.merged)
                  if len(topics[n]) == 1 and topics[n][0].slug == OTHER.slug and m.id not in given]
     found = discover_topics(unmatched, vectors, taken)

@@ -67,22 +67,14 @@ def discover_topics(papers: Sequence[Unmatched], vectors: TermVectors,
     """Group the papers by their rows of ``vectors`` and name each group of MIN_PAPERS or more by the
     keyphrases it shares, with a name and slug that none of the ``taken`` topics has."""
     papers = sorted(papers, key=lambda p: p.id)  # ties and sums in one order, however papers came
-    row_of = np.empty(len(vectors.order), dtype=np.int64)
-    row_of[np.asarray(vectors.order, dtype=np.int64)] = np.arange(len(vectors.order))
-    rows = [int(row_of[p.position]) for p in papers]
-    matrix, columns = canonical(vectors.matrix[rows], lambda c: (vectors.keys[c], vectors.phrase[c]))
-    canonical_of = {int(c): n for n, c in enumerate(columns)}
-    keys = [vectors.keys[c] for c in columns]
-    column_names = [vectors.names[c] for c in columns]
-    is_phrase = [vectors.phrase[c] for c in columns]
-    picked = [[canonical_of[c] for c in map(vectors.keyphrase_column, p.keyphrases)
-               if c is not None and c in canonical_of] for p in papers]
+    rows, found = _canonical_rows(papers, vectors)
     names = {t.name.casefold() for t in taken}
     slugs = {t.slug for t in taken}
     topics, matches = [], {}
-    for group in group_rows(matrix, sorted(range(len(papers)), key=rows.__getitem__)):
-        members = matrix[group]
-        ranked = ranked_phrases(members, [picked[n] for n in group], keys, column_names, is_phrase)
+    for group in group_rows(found.matrix, sorted(range(len(papers)), key=rows.__getitem__)):
+        members = found.matrix[group]
+        ranked = ranked_phrases(members, [found.picked[n] for n in group], found.keys, found.names,
+                                found.phrase)
         parts = name_parts(ranked, len(group))
         if not parts:
             continue  # its papers share no keyphrase they pick: nothing to call them by
@@ -94,6 +86,31 @@ def discover_topics(papers: Sequence[Unmatched], vectors: TermVectors,
         for n, match in zip(group, _matches(topic.slug, members, described(ranked), spelt)):
             matches[papers[n].position] = match
     return Discovered(tuple(topics), matches)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The papers' rows of the TF-IDF matrix, their columns in a canonical order, and what those are."""
+
+    matrix: sparse.csr_matrix
+    keys: list[tuple[str, ...]]
+    names: list[str]
+    phrase: list[bool]
+    picked: list[list[int]]  # each paper's keyphrases' columns
+
+
+def _canonical_rows(papers: Sequence[Unmatched], vectors: TermVectors) -> tuple[list[int], _Rows]:
+    """Return each paper's row in ``vectors`` and the papers' rows with their columns in a canonical order
+    (by the columns' keys), so that the groups and names do not depend on how the matrix was numbered."""
+    row_of = np.empty(len(vectors.order), dtype=np.int64)
+    row_of[np.asarray(vectors.order, dtype=np.int64)] = np.arange(len(vectors.order))
+    rows = [int(row_of[p.position]) for p in papers]
+    matrix, columns = canonical(vectors.matrix[rows], lambda c: (vectors.keys[c], vectors.phrase[c]))
+    canonical_of = {int(c): n for n, c in enumerate(columns)}
+    picked = [[canonical_of[c] for c in map(vectors.keyphrase_column, p.keyphrases)
+               if c is not None and c in canonical_of] for p in papers]
+    return rows, _Rows(matrix, [vectors.keys[c] for c in columns], [vectors.names[c] for c in columns],
+                       [vectors.phrase[c] for c in columns], picked)
 
 
 def _topic(parts: list[Phrase], ranked: list[Phrase], spelt: dict[int, str], names: Collection[str],
