@@ -39,9 +39,10 @@ class Versions:
     new: dict[str, bytes]
 
 
-def _command(project: Path, fallback: bool = False) -> list[str]:
+def _command(project: Path, fallback: bool = False, *options: str) -> list[str]:
     head = [sys.executable, "-c", NO_EXCHANGE] if fallback else [sys.executable, str(ROOT / "build.py")]
-    return [*head, "build", "--content", str(project / "content"), "--out", str(project / "site"), "-q"]
+    return [*head, "build", "--content", str(project / "content"), "--out", str(project / "site"), "-q",
+            *options]
 
 
 def _build(project: Path, fallback: bool = False) -> subprocess.CompletedProcess[str]:
@@ -94,9 +95,9 @@ class Moment:
 
 
 def _interrupted(project: Path, sig: signal.Signals, to_group: bool, moment: Moment,
-                 fallback: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run a build and send it ``sig`` at ``moment``."""
-    proc = subprocess.Popen(_command(project, fallback), env=ENV, text=True, start_new_session=True,
+                 fallback: bool = False, *options: str) -> subprocess.CompletedProcess[str]:
+    """Run a build (with ``options``) and send it ``sig`` at ``moment``."""
+    proc = subprocess.Popen(_command(project, fallback, *options), env=ENV, text=True, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _wait_for(project, proc, moment.pattern)
     time.sleep(moment.delay)
@@ -151,7 +152,8 @@ def test_ctrl_c_prints_no_traceback(versions, tmp_path):
     for attempt in range(5):  # on a busy machine the build may end before the signal lands: try again
         project = tmp_path / f"project-{attempt}"
         shutil.copytree(versions.start, project, symlinks=True)
-        done = _interrupted(project, signal.SIGINT, True, Moment(STAGED, 0.0))  # while the pages render
+        # While the pages render: all of them, without the cache, so that the signal lands before the end.
+        done = _interrupted(project, signal.SIGINT, True, Moment(STAGED, 0.0), False, "--no-cache")
         if done.returncode != 0:
             break
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
