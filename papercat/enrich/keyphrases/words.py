@@ -134,11 +134,6 @@ def _is_counted(lower: str) -> bool:
 
 
 def is_adjective(word: str) -> bool:
-    """Return whether a lowercase word is an adjective or participle by papercat's lists and its ending."""
-    return _is_adjective(word)
-
-
-def _is_adjective(word: str) -> bool:
     """Return whether a lowercase word is an adjective, which ends no keyphrase: "in-context", "gated"."""
     first, _, last = word.rpartition("-")
     return _is_hyphen_adjective(first, last) or _is_adjective_key(word.replace("-", ""))
@@ -176,7 +171,7 @@ def _word(token: str) -> _Token | None:
 def _flags(raw: str, singular: str, key: str) -> int:
     """Return a word's flags, given as written (without a possessive), its singular and its key."""
     return ((_ING if raw.lower().endswith("ing") else 0) | (_CODED if _is_coded(raw) else 0)
-            | (_PLURAL if singular != raw else 0) | (_ADJECTIVE if _is_adjective(singular.lower()) else 0)
+            | (_PLURAL if singular != raw else 0) | (_ADJECTIVE if is_adjective(singular.lower()) else 0)
             | (_BLAND_WORD if key in _BLAND else 0) | (_GENERIC_WORD if key in _GENERIC else 0))
 
 
@@ -184,4 +179,4 @@ def _flags(raw: str, singular: str, key: str) -> int:
 def is_telling(word: str) -> bool:
     """Return whether a word tells papers apart: no research talk ("method"), broad word or adjective."""
     key = word.lower().replace("-", "")
-    return not (key in _GENERIC or key in _BLAND or _is_adjective(word.lower()))
+    return not (key in _GENERIC or key in _BLAND or is_adjective(word.lower()))
